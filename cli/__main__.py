@@ -1,0 +1,5 @@
+import sys
+
+from warpcheck.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,83 @@
+"""The Z3 algebra: the same step functions build Z3 terms.  The only module that imports z3
+together with ``encodings/unroll.py`` and the engines' solver glue."""
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+from warpcheck.encodings.algebra import Algebra, refuse_bool
+
+
+class Sym:
+    """A Z3 term that refuses to act as a Python bool."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t: z3.ExprRef) -> None:
+        self.t = t
+
+    def __bool__(self) -> bool:
+        refuse_bool(self.t)
+        return False  # unreachable
+
+    def __eq__(self, other: object) -> bool:
+        refuse_bool(self.t)
+        return False  # unreachable
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"Sym({self.t})"
+
+
+def term(x: Any) -> z3.ExprRef:
+    """The Z3 term of a Sym or a Python constant."""
+    if isinstance(x, Sym):
+        return x.t
+    if isinstance(x, bool):
+        return z3.BoolVal(x)
+    if isinstance(x, int):
+        return z3.IntVal(x)
+    raise TypeError(f"not a Z3 algebra value: {x!r}")
+
+
+class Z3Algebra(Algebra):
+    """Values are :class:`Sym` wrappers over Z3 Int and Bool terms."""
+
+    name = "z3"
+
+    def __init__(self, ctx: z3.Context | None = None) -> None:
+        self.ctx = ctx
+
+    def const(self, value: int | bool) -> Any:
+        return Sym(z3.BoolVal(value) if isinstance(value, bool) else z3.IntVal(value))
+
+    def var(self, name: str, kind: str) -> Any:
+        return Sym(z3.Bool(name) if kind == "bool" else z3.Int(name))
+
+    def add(self, a: Any, b: Any) -> Any:
+        return Sym(term(a) + term(b))
+
+    def sub(self, a: Any, b: Any) -> Any:
+        return Sym(term(a) - term(b))
+
+    def eq(self, a: Any, b: Any) -> Any:
+        return Sym(term(a) == term(b))
+
+    def lt(self, a: Any, b: Any) -> Any:
+        return Sym(term(a) < term(b))
+
+    def and_(self, *xs: Any) -> Any:
+        return Sym(z3.And([term(x) for x in xs])) if xs else self.true
+
+    def or_(self, *xs: Any) -> Any:
+        return Sym(z3.Or([term(x) for x in xs])) if xs else self.false
+
+    def not_(self, x: Any) -> Any:
+        return Sym(z3.Not(term(x)))
+
+    def _ite(self, c: Any, a: Any, b: Any) -> Any:
+        if isinstance(c, bool):
+            return a if c else b
+        return Sym(z3.If(term(c), term(a), term(b)))
