@@ -1,0 +1,77 @@
+"""The kernel IR shared by every analysis: instructions, labels, and their classes.
+
+One representation serves the simulator's workloads, the PTX and SASS-style
+front ends, the SIMT activation stack and the warp-level CFG.  An instruction
+keeps what every consumer needs: its opcode, registers, guard, branch target,
+and its *class*, which fixes its latency on an SM configuration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from warpcheck.models.errors import ConfigError
+
+# Instruction classes, in a fixed order: a class is an int in the SMT models.
+CLASSES = ("nop", "int", "fadd", "fmul", "fmadd", "fcvt", "fdiv", "fsqrt", "mem", "branch", "exit")
+CLASS_INDEX = {name: i for i, name in enumerate(CLASSES)}
+
+
+def class_index(name: str) -> int:
+    """The index of an instruction class, or a ConfigError naming the known ones."""
+    if name not in CLASS_INDEX:
+        raise ConfigError(f"unknown instruction class {name!r}; known classes: {', '.join(CLASSES)}")
+    return CLASS_INDEX[name]
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One instruction of a kernel.
+
+    ``dst`` and ``srcs`` are register (or predicate) names; ``guard`` is a
+    predicate register, prefixed with ``!`` when negated; ``target`` is the
+    label of a branch (or of an SSY reconvergence point).
+    """
+
+    opcode: str
+    dst: tuple[str, ...] = ()
+    srcs: tuple[str, ...] = ()
+    guard: str | None = None
+    target: str | None = None
+    cls: str = "int"
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        class_index(self.cls)
+
+    @property
+    def is_branch(self) -> bool:
+        return self.cls == "branch"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel: straight-line instruction list plus labels (label -> instruction index)."""
+
+    name: str
+    instructions: tuple[Instruction, ...]
+    labels: Mapping[str, int] = field(default_factory=dict)
+    params: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.instructions:
+            raise ConfigError(f"kernel {self.name!r} has no instructions")
+        for pc, ins in enumerate(self.instructions):
+            if ins.target is not None and ins.target not in self.labels:
+                raise ConfigError(f"kernel {self.name!r}: instruction {pc} ({ins.opcode}) branches to "
+                                  f"unknown label {ins.target!r}; known labels: {', '.join(sorted(self.labels)) or 'none'}")
+
+    def target_pc(self, pc: int) -> int:
+        """The instruction index a branch at ``pc`` jumps to."""
+        target = self.instructions[pc].target
+        if target is None:
+            raise ConfigError(f"kernel {self.name!r}: instruction {pc} has no branch target")
+        return self.labels[target]
+
+    def __len__(self) -> int:
+        return len(self.instructions)
