@@ -1,0 +1,127 @@
+"""The SM configuration: validated, loadable from TOML, the same for simulator and proofs."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.kernel import CLASSES
+from warpcheck.models.policies import POLICIES, check_policy
+
+DESIGNS = ("baseline", "swas")
+
+# Functional-unit latencies by class (Crouzet et al., Sec. VI-A): fp 4, fcvt 5,
+# fdiv/fsqrt 16 and not pipelined, integer 1; memory is configurable.
+DEFAULT_LATENCY = {"nop": 1, "int": 1, "fadd": 4, "fmul": 4, "fmadd": 4, "fcvt": 5,
+                   "fdiv": 16, "fsqrt": 16, "mem": 20, "branch": 1, "exit": 1}
+DEFAULT_UNPIPELINED = ("fdiv", "fsqrt")
+
+
+@dataclass(frozen=True)
+class SMConfig:
+    """One SM front end: warps, fetch/decode timing, ibuffers, design and policies.
+
+    ``design = "swas"`` uses one scheduler (``issue_policy``) for fetch and
+    issue and needs ``ibuffer >= t_fetch + t_decode``; ``baseline`` has a
+    separate ``fetch_policy``.
+    """
+
+    warps: int = 4
+    design: str = "swas"
+    fetch_policy: str = "lrr"
+    issue_policy: str = "gtlrr"
+    t_fetch: int = 3
+    t_decode: int = 1
+    miss_latency: int = 10
+    ibuffer: int = 4
+    latency: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_LATENCY))
+    unpipelined: tuple[str, ...] = DEFAULT_UNPIPELINED
+    threads_per_warp: int = 32
+    kernel_of_warp: tuple[int, ...] = ()
+    check_buffer: bool = True  # False only for mutation tests of a too-short ibuffer
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    @property
+    def pipe(self) -> int:
+        """Cycles from a fetch request to the instruction being issuable (t_F + decode)."""
+        return self.t_fetch + self.t_decode
+
+    @property
+    def max_latency(self) -> int:
+        return max(self.latency.values())
+
+    def with_(self, **changes: Any) -> "SMConfig":
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["latency"] = dict(self.latency)
+        out["unpipelined"] = list(self.unpipelined)
+        out["kernel_of_warp"] = list(self.kernel_of_warp)
+        return out
+
+
+def _positive(name: str, value: Any, least: int = 1) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ConfigError(f"{name} = {value!r} is not allowed; it must be an integer >= {least}")
+
+
+def _validate(c: SMConfig) -> None:
+    _positive("warps", c.warps)
+    for name in ("t_fetch", "t_decode", "miss_latency", "ibuffer", "threads_per_warp"):
+        _positive(name, getattr(c, name))
+    if c.design not in DESIGNS:
+        raise ConfigError(f"design = {c.design!r} is not allowed; choose one of: {', '.join(DESIGNS)}")
+    check_policy("fetch_policy", c.fetch_policy)
+    check_policy("issue_policy", c.issue_policy)
+    unknown = set(c.latency) - set(CLASSES)
+    if unknown or set(CLASSES) - set(c.latency):
+        raise ConfigError(f"latency must give every instruction class ({', '.join(CLASSES)}); "
+                          f"unknown: {sorted(unknown)}, missing: {sorted(set(CLASSES) - set(c.latency))}")
+    for cls, lat in c.latency.items():
+        _positive(f"latency.{cls}", lat)
+    for cls in c.unpipelined:
+        if cls not in CLASSES:
+            raise ConfigError(f"unpipelined class {cls!r} is unknown; known classes: {', '.join(CLASSES)}")
+    if c.design == "swas" and c.check_buffer and c.ibuffer < c.pipe:
+        raise ConfigError(f"ibuffer = {c.ibuffer} is too short for design 'swas': it needs at least "
+                          f"t_fetch + t_decode = {c.pipe} entries; use ibuffer >= {c.pipe}")
+    if c.kernel_of_warp and len(c.kernel_of_warp) != c.warps:
+        raise ConfigError(f"kernel_of_warp has {len(c.kernel_of_warp)} entries for {c.warps} warps; give one per warp")
+
+
+def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -> SMConfig:
+    """Build a configuration from a TOML table or JSON object, naming unknown keys."""
+    known = {f.name for f in fields(SMConfig)}
+    extra = sorted(set(data) - known)
+    if extra:
+        raise ConfigError(f"{where}: unknown key {extra[0]!r}; known keys: {', '.join(sorted(known - {'check_buffer'}))}")
+    args = dict(data)
+    if "latency" in args:
+        args["latency"] = {**DEFAULT_LATENCY, **dict(args["latency"])}
+    for key in ("unpipelined", "kernel_of_warp"):
+        if key in args:
+            args[key] = tuple(args[key])
+    try:
+        return SMConfig(**args)
+    except TypeError as e:  # wrong value types
+        raise ConfigError(f"{where}: {e}") from None
+
+
+def load_config(path: str | Path) -> SMConfig:
+    """Read an SM configuration from a TOML file."""
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except OSError as e:
+        raise InputFileError(f"cannot read configuration {str(path)!r}: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise InputFileError(f"{path}: malformed TOML: {e}") from None
+    return config_from_mapping(data.get("sm", data), where=str(path))
+
+
+__all__ = ["SMConfig", "DESIGNS", "DEFAULT_LATENCY", "load_config", "config_from_mapping", "POLICIES"]

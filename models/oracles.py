@@ -1,0 +1,58 @@
+"""The oracle issue schedulers of Crouzet et al. (Sec. VI-A4), resynchronised every cycle.
+
+Each oracle runs the implemented issue policy from the implemented scheduler's
+own state (so a discrepancy counts once, then the oracle follows again), but
+with another view of which warps are eligible:
+
+- ``osched1``: every ibuffer always holds an instruction: an empty ibuffer
+  counts as holding a ready one.
+- ``osched2``: the same, except within the predictable windows after an
+  I-cache miss (1 + miss_latency + t_fetch + t_decode cycles) or a taken
+  branch (1 + t_fetch + t_decode cycles), where the real eligibility is used.
+  A choice that differs from osched2's is a scheduling *error*.
+- ``ideal``: the machine a static analysis would use: instructions are always
+  there, and the predictable stalls the design itself enforces (the SWaS
+  suspension after a miss) are kept.  Stronger than osched2.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from warpcheck.models.errors import ConfigError
+from warpcheck.models.frontend import FrontEnd
+from warpcheck.models.ts import State
+
+
+def _assumed(fe: FrontEnd, A: Any, s: State, w: int) -> Any:
+    """Eligible if the ibuffer were never empty: empty counts as ready."""
+    return A.and_(A.not_(s[f"w{w}.done"]),
+                  A.or_(A.eq(s[f"w{w}.n"], A.const(0)), fe.head_ready(A, s, w)))
+
+
+def osched1_choice(fe: FrontEnd, A: Any, s: State) -> Any:
+    """The warp osched1 would issue in state ``s``."""
+    return fe.choose(A, s, [_assumed(fe, A, s, w) for w in range(fe.W)])
+
+
+def osched2_choice(fe: FrontEnd, A: Any, s: State) -> Any:
+    """The warp osched2 would issue in state ``s``."""
+    real = fe.issue_eligible(A, s)
+    elig = [A.ite(A.lt(A.const(0), s[f"w{w}.win"]), real[w], _assumed(fe, A, s, w)) for w in range(fe.W)]
+    return fe.choose(A, s, elig)
+
+
+def ideal_choice(fe: FrontEnd, A: Any, s: State) -> Any:
+    """The warp the idealised machine (instructions always there) would issue."""
+    elig = [A.and_(_assumed(fe, A, s, w), A.not_(fe.suspended(A, s, w))) for w in range(fe.W)]
+    return fe.choose(A, s, elig)
+
+
+ORACLES: dict[str, Callable[[FrontEnd, Any, State], Any]] = {
+    "osched1": osched1_choice, "osched2": osched2_choice, "ideal": ideal_choice}
+
+
+def oracle(name: str) -> Callable[[FrontEnd, Any, State], Any]:
+    """The oracle called ``name``."""
+    if name not in ORACLES:
+        raise ConfigError(f"unknown oracle {name!r}; known oracles: {', '.join(ORACLES)}")
+    return ORACLES[name]
