@@ -14,6 +14,7 @@ from warpcheck.models.errors import WarpcheckError
 # Each module defines register(subparsers); its parser's func(args) returns the exit code.
 VERB_MODULES = [
     "warpcheck.cli.frontend_verbs",
+    "warpcheck.cli.sim_verbs",
     "warpcheck.cli.makespan_verbs",
     "warpcheck.cli.kernel_verbs",
 ]
