@@ -56,3 +56,7 @@ def oracle(name: str) -> Callable[[FrontEnd, Any, State], Any]:
     if name not in ORACLES:
         raise ConfigError(f"unknown oracle {name!r}; known oracles: {', '.join(ORACLES)}")
     return ORACLES[name]
+
+
+# The reference scheduler of each front-end property (see verify/properties.py).
+REFERENCE = {"oracle": osched2_choice, "ideal": ideal_choice}

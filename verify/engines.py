@@ -83,19 +83,50 @@ def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = No
                   message=f"no violation in the first {depth + 1} cycles")
 
 
-def _step_case(ts: TransitionSystem, prop: Prop, k: int, lemmas: list[Prop],
-               dl: Deadline) -> z3.CheckSatResult:
-    """Is there a simple path of k+1 states, prop on the first k, not on the last?"""
-    u = Unrolling(ts, f"k{k}.")
-    s = _solver(dl)
-    for t in range(k + 1):
-        s.add(u.domain(t))
-        s.add(*[u.holds(lem, t) for lem in lemmas])
-        if t < k:
-            s.add(u.trans(t), u.holds(prop, t))
-        s.add(*[u.distinct(t0, t) for t0 in range(t)])
-    s.add(z3.Not(u.holds(prop, k)))
-    return _check(s, dl)
+class _StepCase:
+    """Incremental step case: frames 0..k, prop on 0..k-1, simple path, lemmas everywhere."""
+
+    def __init__(self, ts: TransitionSystem, prop: Prop, lemmas: list[Prop], dl: Deadline) -> None:
+        self.u, self.prop, self.lemmas, self.dl = Unrolling(ts, "k."), prop, lemmas, dl
+        self.s = _solver(dl)
+        self._frame(0)
+        self.k = 0
+
+    def _frame(self, t: int) -> None:
+        u = self.u
+        self.s.add(*[u.holds(lem, t) for lem in self.lemmas])
+        self.s.add(*[u.distinct(t0, t) for t0 in range(t)])
+
+    def check(self, k: int) -> z3.CheckSatResult:
+        """Is there a path of k+1 states, prop on the first k, violated on the last?"""
+        while self.k < k:
+            self.s.add(self.u.trans(self.k), self.u.holds(self.prop, self.k))
+            self.k += 1
+            self._frame(self.k)
+        bad = z3.Bool(f"k.bad{k}")
+        self.s.add(z3.Implies(bad, z3.Not(self.u.holds(self.prop, k))))
+        return _check(self.s, self.dl, bad)
+
+
+class _BaseCase:
+    """Incremental base case: is prop violated exactly at depth k from an initial state?"""
+
+    def __init__(self, ts: TransitionSystem, prop: Prop, dl: Deadline) -> None:
+        self.u, self.prop, self.dl = Unrolling(ts, "b."), prop, dl
+        self.s = _solver(dl)
+        self.s.add(self.u.init())
+        self.k = 0
+
+    def check(self, k: int) -> z3.CheckSatResult:
+        while self.k < k:
+            self.s.add(self.u.trans(self.k))
+            self.k += 1
+        bad = z3.Bool(f"b.bad{k}")
+        self.s.add(z3.Implies(bad, z3.Not(self.u.holds(self.prop, k))))
+        r = _check(self.s, self.dl, bad)
+        if r == z3.unsat:
+            self.s.add(z3.Not(bad))
+        return r
 
 
 def kinduction(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None = None,
@@ -107,25 +138,25 @@ def kinduction(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float 
     """
     dl = Deadline(timeout)
     proved, rejected = prove_lemmas(ts, dl.left_ms) if use_lemmas else ([], [])
-    lemma_fns = [fn for _, fn in proved]
+    if progress and use_lemmas:
+        progress(f"lemmas: {len(proved)} proved, {len(rejected)} rejected ({dl.elapsed():.1f} s)")
+    base, step = _BaseCase(ts, prop, dl), _StepCase(ts, prop, [f for _, f in proved], dl)
+    names = [n for n, _ in proved]
     for k in range(max_k + 1):
-        base = bmc(ts, prop, k, timeout=None if dl.end is None else max(0.001, dl.end - time.monotonic()))
-        if base.status is Status.FAIL:
-            base.engine, base.seconds = "kind", dl.elapsed()
-            return base
-        if base.status is not Status.PASS:
+        r = base.check(k)
+        if r == z3.sat:
+            return Result(Status.FAIL, "kind", k, seconds=dl.elapsed(), trace=base.u.trace(base.s.model(), k))
+        if r != z3.unsat:
             return _gave_up("kind", k, dl, k - 1, "base case gave up")
-        r = _step_case(ts, prop, k + 1, lemma_fns, dl)
+        r = step.check(k + 1)
         if progress:
-            progress(f"k-induction k={k + 1}: step case {r}")
+            progress(f"k-induction k={k + 1}: base case holds to depth {k}, step case {r}")
         if r == z3.unsat:
-            return Result(Status.PASS, "kind", k + 1, seconds=dl.elapsed(),
-                          lemmas=[n for n, _ in proved], rejected_lemmas=rejected,
-                          message=f"{k + 1}-inductive with {len(proved)} proved lemmas")
+            return Result(Status.PASS, "kind", k + 1, seconds=dl.elapsed(), lemmas=names,
+                          rejected_lemmas=rejected, message=f"{k + 1}-inductive with {len(proved)} proved lemmas")
         if r != z3.sat:
             return _gave_up("kind", k, dl, k, "step case gave up")
-    return Result(Status.UNKNOWN, "kind", max_k, seconds=dl.elapsed(), lemmas=[n for n, _ in proved],
-                  rejected_lemmas=rejected,
+    return Result(Status.UNKNOWN, "kind", max_k, seconds=dl.elapsed(), lemmas=names, rejected_lemmas=rejected,
                   message=f"not {max_k + 1}-inductive; no violation up to depth {max_k}")
 
 
@@ -136,7 +167,21 @@ def cover(ts: TransitionSystem, target: Prop, depth: int, timeout: float | None 
     return r
 
 
-ENGINES: dict[str, Callable[..., Result]] = {"bmc": bmc, "kind": kinduction}
+def auto(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None = None,
+         progress: Progress | None = None) -> Result:
+    """A short BMC run for cheap counterexamples, then k-induction for the proof."""
+    quick = min(2.0, timeout / 10) if timeout else 2.0
+    first = bmc(ts, prop, max_k, timeout=quick, progress=progress)
+    if first.status is Status.FAIL:
+        first.engine = "auto:bmc"
+        return first
+    rest = None if timeout is None else max(0.001, timeout - first.seconds)
+    r = kinduction(ts, prop, max_k, rest, progress=progress)
+    r.engine, r.seconds = "auto:kind", r.seconds + first.seconds
+    return r
+
+
+ENGINES: dict[str, Callable[..., Result]] = {"auto": auto, "bmc": bmc, "kind": kinduction}
 
 
 def engine(name: str) -> Callable[..., Result]:

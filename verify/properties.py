@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend import FrontEnd
-from warpcheck.models.oracles import ideal_choice, osched2_choice
+from warpcheck.models.oracles import REFERENCE
 from warpcheck.models.ts import State
 
 
@@ -25,9 +25,9 @@ class Property:
 
 PROPERTIES: dict[str, Property] = {p.name: p for p in [
     Property("oracle", "every cycle the issued warp equals osched2's choice (no scheduling error)",
-             osched2_choice),
+             REFERENCE["oracle"]),
     Property("ideal", "every cycle the issued warp equals the idealised machine's (instructions always there)",
-             ideal_choice),
+             REFERENCE["ideal"]),
 ]}
 
 

@@ -1,0 +1,153 @@
+"""What the front-end verbs do, as functions returning plain outcomes (shared by CLI, demo and jobs)."""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tabulate import tabulate
+
+from warpcheck.models.config import SMConfig
+from warpcheck.models.frontend import FrontEnd
+from warpcheck.sim.replay import Replay, changes_only, replay, side_by_side
+from warpcheck.sim.vcd import write_vcd
+from warpcheck.verify import witness as wit
+from warpcheck.verify.engines import engine
+from warpcheck.verify.properties import get_property
+from warpcheck.verify.result import Result, Status
+
+Progress = Callable[[str], None] | None
+
+
+@dataclass
+class ProveJob:
+    """One proof run: a configuration and a property, with engine settings."""
+
+    config: SMConfig
+    prop: str = "oracle"
+    engine: str = "auto"
+    depth: int = 8
+    timeout: float | None = 300.0
+    witness_path: str | None = None
+    vcd_path: str | None = None
+    recheck: bool = False
+
+
+@dataclass
+class ProveOutcome:
+    """A proof result with its witness and the replays that check it."""
+
+    job: ProveJob
+    result: Result
+    witness_path: str | None = None
+    replays: list[Replay] = field(default_factory=list)
+    recheck: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{FrontEnd(self.job.config).name}-{self.job.prop}"
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.result.to_json()
+        out.update(name=self.name, property=self.job.prop, config=self.job.config.to_json(),
+                   witness=self.witness_path, recheck=self.recheck)
+        if self.replays:
+            out["replay"] = {r.design: r.first_violation for r in self.replays}
+        return out
+
+    def report(self) -> str:
+        r = self.result
+        lines = [f"{r.label}  {self.name}: {get_property(self.job.prop).summary}",
+                 f"  engine {r.engine}, depth {r.depth}, {r.seconds:.2f} s" + (f"; {r.message}" if r.message else "")]
+        if r.lemmas:
+            lines.append(f"  lemmas proved and used: {len(r.lemmas)}; rejected: {len(r.rejected_lemmas)}")
+        if self.recheck:
+            lines.append(f"  second solver: {self.recheck}")
+        if self.witness_path:
+            lines += [f"  witness: {self.witness_path}", "", changes_only(self.replays[0]), "",
+                      side_by_side(self.replays)]
+        return "\n".join(lines)
+
+
+def _engine_run(job: ProveJob, progress: Progress) -> Result:
+    fe = FrontEnd(job.config)
+    prop = get_property(job.prop).predicate(fe)
+    return engine(job.engine)(fe, prop, job.depth, job.timeout, progress=progress)
+
+
+def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
+    """Run the engine; for a FAIL, write the witness and check that it replays."""
+    result = _engine_run(job, progress)
+    out = ProveOutcome(job, result)
+    if result.status is Status.FAIL and result.trace is not None:
+        _attach_witness(out)
+    if result.status is Status.PASS and job.recheck:
+        from warpcheck.verify.recheck import recheck_pass
+        out.recheck = recheck_pass(FrontEnd(job.config), job.prop, result)
+    return out
+
+
+def _attach_witness(out: ProveOutcome) -> None:
+    fe, res = FrontEnd(out.job.config), out.result
+    w = wit.from_trace(fe, res.trace, out.job.prop)
+    cycles = res.depth + 4
+    mine = replay(w.config, w.initial_ibuffer, w.streams, w.property, cycles)
+    other = "swas" if w.config.design == "baseline" else "baseline"
+    out.replays = [mine, replay(wit.on_design(w, other), w.initial_ibuffer, w.streams, w.property, cycles)]
+    if mine.first_violation != res.depth:  # the kit's own bug, never the design's
+        res.status = Status.ERROR
+        res.message = (f"witness does not reproduce: the solver's violation is at cycle {res.depth}, "
+                       f"the replay's at {mine.first_violation}")
+        return
+    path = Path(out.job.witness_path or Path("warpcheck-out") / f"{out.name}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    w.save(path)
+    out.witness_path = str(path)
+    if out.job.vcd_path:
+        write_vcd(out.replays, out.job.vcd_path)
+
+
+@dataclass
+class ReplayOutcome:
+    """A witness replayed on one or two designs."""
+
+    witness: wit.Witness
+    replays: list[Replay]
+
+    @property
+    def reproduced(self) -> bool:
+        """The witness's own design leaves the policy at the witness's cycle."""
+        mine = next((r for r in self.replays if r.design == self.witness.config.design), None)
+        return mine is None or self.witness.cycle is None or mine.first_violation == self.witness.cycle
+
+    def to_json(self) -> dict[str, Any]:
+        mine = next((r for r in self.replays if r.design == self.witness.config.design), self.replays[0])
+        return {"reproduced": self.reproduced, "cycle": mine.first_violation, "design": mine.design,
+                "expected_cycle": self.witness.cycle,
+                "designs": {r.design: {"first_violation": r.first_violation,
+                                       "issued": [c.issued for c in r.cycles],
+                                       "reference": [c.reference for c in r.cycles]} for r in self.replays}}
+
+    def report(self) -> str:
+        lines = []
+        for r in self.replays:
+            fv = r.first_violation
+            verdict = (f"leaves the policy at cycle {fv}" if fv is not None
+                       else f"stays on the policy for all {len(r.cycles)} cycles")
+            lines.append(f"{r.design}: {verdict}")
+        status = "reproduced" if self.reproduced else "NOT reproduced (a bug of warpcheck: please report it)"
+        lines.append(f"witness {status} (expected cycle {self.witness.cycle})")
+        return "\n".join(lines) + "\n\n" + side_by_side(self.replays)
+
+
+def replay_witness(path: str, design: str, cycles: int | None, vcd: str | None) -> ReplayOutcome:
+    """Load a witness and replay it on ``design`` ('baseline', 'swas' or 'both')."""
+    w = wit.load(path)
+    n = cycles if cycles is not None else (w.cycle or 0) + 4
+    designs = [w.config.design, "swas" if w.config.design == "baseline" else "baseline"] if design == "both" else [design]
+    replays = [replay(wit.on_design(w, d), w.initial_ibuffer, w.streams, w.property, n) for d in designs]
+    if vcd:
+        write_vcd(replays, vcd)
+    return ReplayOutcome(w, replays)

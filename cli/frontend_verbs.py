@@ -1,0 +1,127 @@
+"""Verbs of the SM front end: prove, replay, demo (and the shared option set)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from warpcheck.cli.demo import run_demo
+from warpcheck.cli.frontend_run import ProveJob, prove_job, replay_witness
+from warpcheck.models.config import DESIGNS, SMConfig, config_from_mapping, load_config
+from warpcheck.models.policies import POLICIES
+from warpcheck.verify.properties import PROPERTIES
+from warpcheck.verify.result import EXIT_CODES, Status
+
+POLICY_HELP = "; ".join(f"{p.name}: {p.summary}" for p in POLICIES.values())
+
+
+def add_config_options(p: argparse.ArgumentParser) -> None:
+    """The options that build an SM configuration (shared by prove and simulate)."""
+    g = p.add_argument_group("SM configuration (defaults: the paper's, t_F=3, decode 1, ibuffer 4)")
+    g.add_argument("--config", metavar="FILE.toml", help="read the configuration from a TOML file ([sm] table)")
+    g.add_argument("--design", choices=DESIGNS, help="baseline (separate fetch and issue schedulers) or swas")
+    g.add_argument("--policy", metavar="P", help="swas: the one policy of fetch and issue (= --issue)")
+    g.add_argument("--fetch", metavar="P", help="baseline: fetch policy")
+    g.add_argument("--issue", metavar="P", help="issue policy")
+    g.add_argument("--warps", "-W", type=int, metavar="W", help="number of warps (default 4)")
+    g.add_argument("--t-fetch", type=int, metavar="N", help="I-cache hit latency t_F (default 3)")
+    g.add_argument("--t-decode", type=int, metavar="N", help="decode latency (default 1)")
+    g.add_argument("--ibuffer", type=int, metavar="N", help="ibuffer entries (default 4 = t_F + decode)")
+    g.add_argument("--miss-latency", type=int, metavar="N", help="I-cache miss latency (default 10)")
+
+
+def config_from_args(a: argparse.Namespace) -> SMConfig:
+    """The configuration named by the options (a file first, then the flags over it)."""
+    base = load_config(a.config).to_json() if a.config else {}
+    flags = {"design": a.design, "warps": a.warps, "t_fetch": a.t_fetch, "t_decode": a.t_decode,
+             "ibuffer": a.ibuffer, "miss_latency": a.miss_latency, "fetch_policy": a.fetch,
+             "issue_policy": a.issue or a.policy}
+    merged = {**base, **{k: v for k, v in flags.items() if v is not None}}
+    if a.policy and a.issue and a.policy != a.issue:
+        from warpcheck.models.errors import ConfigError
+        raise ConfigError(f"--policy {a.policy!r} and --issue {a.issue!r} disagree; give one of them")
+    return config_from_mapping(merged, where="options")
+
+
+def _prove(a: argparse.Namespace) -> int:
+    job = ProveJob(config_from_args(a), a.property, a.engine, a.depth, a.timeout, a.witness, a.vcd,
+                   a.recheck)
+    out = prove_job(job, progress=None if a.json or a.quiet else _progress)
+    if a.json:
+        print(json.dumps(out.to_json()))
+    else:
+        print(out.report())
+    return EXIT_CODES[out.result.status]
+
+
+def _progress(msg: str) -> None:
+    print(f"  .. {msg}", file=sys.stderr, flush=True)
+
+
+def _replay(a: argparse.Namespace) -> int:
+    out = replay_witness(a.witness, a.design, a.cycles, a.vcd)
+    if a.json:
+        print(json.dumps(out.to_json()))
+    else:
+        print(out.report())
+    return 0 if out.reproduced else EXIT_CODES[Status.ERROR]
+
+
+def _demo(a: argparse.Namespace) -> int:
+    out = run_demo(a.warps, a.timeout, a.out, progress=None if a.json else _progress)
+    if a.json:
+        print(json.dumps(out.to_json()))
+    else:
+        print(out.report())
+    return 0 if out.as_expected else 1
+
+
+def register(sub: Any) -> None:
+    """Add prove, replay and demo."""
+    p = sub.add_parser("prove", help="prove (or refute) a front-end property for every input",
+                       description="Prove that the issued warp always follows the policy, for every program, "
+                                   "I-cache, branch and operand-readiness behaviour; or find the shortest "
+                                   "counterexample and write it as a witness.\n\npolicies: " + POLICY_HELP,
+                       epilog="examples:\n  warpcheck prove --design swas --policy gtlrr --warps 8\n"
+                              "  warpcheck prove --design baseline --fetch lrr --issue gtlrr --warps 4\n\n"
+                              "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_config_options(p)
+    p.add_argument("--property", default="oracle", choices=list(PROPERTIES),
+                   help="; ".join(f"{x.name}: {x.summary}" for x in PROPERTIES.values()) + " (default: oracle)")
+    p.add_argument("--engine", default="auto", choices=["auto", "kind", "bmc"],
+                   help="auto: a short BMC run, then k-induction (default); kind: k-induction with "
+                        "proved lemmas, unbounded; bmc: bounded only")
+    p.add_argument("--depth", type=int, default=8, help="largest k (kind) or depth (bmc) (default 8)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds before TIMEOUT (default 300)")
+    p.add_argument("--witness", metavar="PATH", help="where a FAIL's witness goes (default warpcheck-out/NAME.json)")
+    p.add_argument("--vcd", metavar="PATH", help="also write the counterexample replay as VCD waveforms")
+    p.add_argument("--recheck", action="store_true", help="re-check a PASS with a second solver (cvc5 via pySMT)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_prove)
+
+    r = sub.add_parser("replay", help="replay a witness cycle by cycle, on one design or both side by side",
+                       description="Replay a witness (from prove) on the design it was found on, on the other "
+                                   "design, or on both side by side, and report the first cycle at which each "
+                                   "leaves the policy.",
+                       epilog="example:\n  warpcheck replay warpcheck-out/baseline-lrr-gtlrr-W4-oracle.json --design both",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("witness", help="witness file (JSON) written by prove")
+    r.add_argument("--design", default="both", choices=list(DESIGNS) + ["both"], help="default: both")
+    r.add_argument("--cycles", type=int, help="cycles to replay (default: the witness's cycle + 4)")
+    r.add_argument("--vcd", metavar="PATH", help="also write VCD waveforms of the replay")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
+    r.set_defaults(func=_replay)
+
+    d = sub.add_parser("demo", help="the main job: prove SWaS, refute the baseline, replay, summarise",
+                       description="Prove SWaS for GTLRR, GTLO and LRR; find the baseline counterexample for "
+                                   "each of the nine fetch x issue combinations; replay each on both designs; "
+                                   "print one summary table.")
+    d.add_argument("--warps", "-W", type=int, default=4, help="number of warps (default 4)")
+    d.add_argument("--timeout", type=float, default=120.0, help="seconds per proof (default 120)")
+    d.add_argument("--out", default="warpcheck-out", help="folder for the witnesses (default warpcheck-out)")
+    d.add_argument("--json", action="store_true", help="print one JSON object")
+    d.set_defaults(func=_demo)

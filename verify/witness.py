@@ -1,0 +1,118 @@
+"""Witnesses: a counterexample at the level of the program, versioned, replayable on any design.
+
+A witness holds the configuration, each warp's initial ibuffer contents and
+its stream of correct-path instructions in fetch order (class, dependence,
+taken branch, I-cache miss).  Per-cycle inputs, states and traces are derived
+from it by replay; so the same witness runs on the baseline and on SWaS.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from warpcheck.encodings.concrete import CONCRETE as A
+from warpcheck.encodings.unroll import Trace
+from warpcheck.models.config import SMConfig, config_from_mapping
+from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.frontend import FrontEnd
+from warpcheck.models.stream import FILLER, Instr, StreamBook, instr_of
+
+FORMAT, VERSION = "warpcheck-witness", 1
+
+
+@dataclass
+class Witness:
+    """A program-level counterexample (or any scenario) for the front end."""
+
+    config: SMConfig
+    initial_ibuffer: list[list[Instr]]
+    streams: list[list[Instr]]
+    property: str = "oracle"
+    cycle: int | None = None  # the cycle at which the property fails on config's design
+    note: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "version": VERSION, "config": self.config.to_json(),
+                "property": self.property, "cycle": self.cycle, "note": self.note,
+                "initial_ibuffer": [[x.to_json() for x in b] for b in self.initial_ibuffer],
+                "streams": [[x.to_json() for x in st] for st in self.streams]}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+
+def from_trace(fe: FrontEnd, trace: Trace, prop: str) -> Witness:
+    """Read the program-level streams back off a solver trace (same bookkeeping as the feeder)."""
+    book = StreamBook(fe)
+    streams: list[list[Instr]] = [[] for _ in range(fe.W)]
+    for s, i in zip(trace.states, trace.inputs):
+        fw = book.fetcher(s, A)
+        if fw is None:
+            continue
+        if i["f.hit"] or book.forced_hit(s, fw):
+            streams[fw].append(Instr(**{**instr_of(i, "f").__dict__, "miss": book.missed[fw]}))
+            book.missed[fw] = False
+        else:
+            book.missed[fw] = True
+    for w in range(fe.W):  # a miss whose refetch lies beyond the trace
+        if book.missed[w]:
+            streams[w].append(Instr(FILLER.cls, miss=True))
+    ibuf = [[instr_of(trace.params, f"w{w}.b{j}") for j in range(fe.B)] for w in range(fe.W)]
+    return Witness(fe.c, ibuf, streams, prop, cycle=len(trace.inputs))
+
+
+def _need(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    if not isinstance(data.get(key), kind):
+        raise InputFileError(f"{where}: field {key!r} is missing or not a {kind.__name__}")
+    return data[key]
+
+
+def load(path: str | Path) -> Witness:
+    """Read and check a witness file; one clear error for anything wrong."""
+    where = str(path)
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as e:
+        raise InputFileError(f"cannot read witness {where!r}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise InputFileError(f"{where}: not JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InputFileError(f"{where}: not a warpcheck witness (no \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise InputFileError(f"{where}: witness version {data.get('version')!r} is not supported; "
+                             f"this warpcheck reads version {VERSION}")
+    config = config_from_mapping(_need(data, "config", dict, where), where=f"{where}: config")
+    ibuf = _instr_lists(_need(data, "initial_ibuffer", list, where), where, "initial_ibuffer")
+    streams = _instr_lists(_need(data, "streams", list, where), where, "streams")
+    _check_shape(config, ibuf, streams, where)
+    return Witness(config, ibuf, streams, data.get("property", "oracle"), data.get("cycle"), data.get("note", {}))
+
+
+def _instr_lists(raw: list, where: str, key: str) -> list[list[Instr]]:
+    if not all(isinstance(x, list) for x in raw):
+        raise InputFileError(f"{where}: {key} must be a list (one per warp) of lists of instructions")
+    return [[Instr.from_json(d, f"{where}: {key}[{w}]") for d in lst] for w, lst in enumerate(raw)]
+
+
+def _check_shape(c: SMConfig, ibuf: list, streams: list, where: str) -> None:
+    if len(ibuf) != c.warps or len(streams) != c.warps:
+        raise InputFileError(f"{where}: the witness is for {c.warps} warps but lists "
+                             f"{len(ibuf)} ibuffers and {len(streams)} streams")
+    bad = [w for w, b in enumerate(ibuf) if len(b) != c.ibuffer]
+    if bad:
+        raise InputFileError(f"{where}: initial_ibuffer[{bad[0]}] has {len(ibuf[bad[0]])} entries; "
+                             f"the configuration's ibuffer holds {c.ibuffer}")
+
+
+def on_design(w: Witness, design: str) -> SMConfig:
+    """The witness's configuration moved to another design (same timing and policy)."""
+    if design == w.config.design:
+        return w.config
+    try:
+        if design == "swas":
+            return w.config.with_(design="swas")
+        return w.config.with_(design="baseline", fetch_policy=w.config.issue_policy)
+    except ConfigError as e:
+        raise ConfigError(f"cannot replay this witness on {design!r}: {e}") from None
