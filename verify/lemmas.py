@@ -17,10 +17,17 @@ Lemma = tuple[str, Callable[[Any, dict], Any]]
 
 
 def _candidates(ts: TransitionSystem) -> list[Lemma]:
-    """Each named lemma of the model as a predicate on a state."""
+    """Each named lemma of the model as a predicate on a state (built once per state)."""
     probe = Unrolling(ts, "probe.")
     names = list(ts.lemmas(probe.A, probe.state(0)).keys())
-    return [(n, (lambda A, s, n=n: ts.lemmas(A, s)[n])) for n in names]
+    built: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+    def one(A: Any, s: dict, n: str) -> Any:
+        if id(s) not in built:  # keep s alive with its lemmas so its id stays unique
+            built[id(s)] = (s, ts.lemmas(A, s))
+        return built[id(s)][1][n]
+
+    return [(n, (lambda A, s, n=n: one(A, s, n))) for n in names]
 
 
 def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambda: None,
@@ -53,12 +60,15 @@ def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambd
 
 
 def _filter_init(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None]) -> list[Lemma]:
+    """The candidates that hold in every initial state (one solver, one query each)."""
+    s = z3.Solver()
+    s.add(u.init())
     keep = []
-    for n, f in live:
-        s = z3.Solver()
+    for k, (n, f) in enumerate(live):
         if left_ms() is not None:
             s.set("timeout", left_ms())
-        s.add(u.init(), z3.Not(u.holds(f, 0)))
-        if s.check() == z3.unsat:
+        probe = z3.Bool(f"h.init{k}")
+        s.add(z3.Implies(probe, z3.Not(u.holds(f, 0))))
+        if s.check(probe) == z3.unsat:
             keep.append((n, f))
     return keep
