@@ -86,6 +86,8 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
     if result.status is Status.PASS and job.recheck:
         from warpcheck.verify.recheck import recheck_pass
         out.recheck = recheck_pass(FrontEnd(job.config), job.prop, result)
+        if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS
+            result.status, result.message = Status.ERROR, out.recheck
     return out
 
 

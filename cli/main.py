@@ -15,6 +15,7 @@ from warpcheck.models.errors import WarpcheckError
 VERB_MODULES = [
     "warpcheck.cli.frontend_verbs",
     "warpcheck.cli.sim_verbs",
+    "warpcheck.cli.jobs",
     "warpcheck.cli.makespan_verbs",
     "warpcheck.cli.kernel_verbs",
 ]
