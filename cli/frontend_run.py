@@ -15,6 +15,7 @@ from warpcheck.sim.replay import Replay, changes_only, replay, side_by_side
 from warpcheck.sim.vcd import write_vcd
 from warpcheck.verify import witness as wit
 from warpcheck.verify.engines import engine
+from warpcheck.verify.parametric import prove_parametric
 from warpcheck.verify.properties import get_property
 from warpcheck.verify.result import Result, Status
 
@@ -33,6 +34,7 @@ class ProveJob:
     witness_path: str | None = None
     vcd_path: str | None = None
     recheck: bool = False
+    all_warps: bool = False  # the parametric proof, for every number of warps
 
 
 @dataclass
@@ -47,7 +49,9 @@ class ProveOutcome:
 
     @property
     def name(self) -> str:
-        return f"{FrontEnd(self.job.config).name}-{self.job.prop}"
+        fe = FrontEnd(self.job.config)
+        base = fe.name.rsplit("-W", 1)[0] + "-all-W" if self.job.all_warps else fe.name
+        return f"{base}-{self.job.prop}"
 
     def to_json(self) -> dict[str, Any]:
         out = self.result.to_json()
@@ -72,6 +76,8 @@ class ProveOutcome:
 
 
 def _engine_run(job: ProveJob, progress: Progress) -> Result:
+    if job.all_warps:
+        return prove_parametric(job.config, job.prop, timeout=job.timeout)
     fe = FrontEnd(job.config)
     prop = get_property(job.prop).predicate(fe)
     return engine(job.engine)(fe, prop, job.depth, job.timeout, progress=progress)
@@ -83,7 +89,7 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
     out = ProveOutcome(job, result)
     if result.status is Status.FAIL and result.trace is not None:
         _attach_witness(out)
-    if result.status is Status.PASS and job.recheck:
+    if result.status is Status.PASS and job.recheck and not job.all_warps:
         from warpcheck.verify.recheck import recheck_pass
         out.recheck = recheck_pass(FrontEnd(job.config), job.prop, result)
         if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS

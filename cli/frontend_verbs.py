@@ -47,7 +47,7 @@ def config_from_args(a: argparse.Namespace) -> SMConfig:
 
 def _prove(a: argparse.Namespace) -> int:
     job = ProveJob(config_from_args(a), a.property, a.engine, a.depth, a.timeout, a.witness, a.vcd,
-                   a.recheck)
+                   a.recheck, a.all_warps)
     out = prove_job(job, progress=None if a.json or a.quiet else _progress)
     if a.json:
         print(json.dumps(out.to_json()))
@@ -85,7 +85,8 @@ def register(sub: Any) -> None:
                                    "I-cache, branch and operand-readiness behaviour; or find the shortest "
                                    "counterexample and write it as a witness.\n\npolicies: " + POLICY_HELP,
                        epilog="examples:\n  warpcheck prove --design swas --policy gtlrr --warps 8\n"
-                              "  warpcheck prove --design baseline --fetch lrr --issue gtlrr --warps 4\n\n"
+                              "  warpcheck prove --design baseline --fetch lrr --issue gtlrr --warps 4\n"
+                              "  warpcheck prove --design swas --policy gtlo --all-warps\n\n"
                               "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_config_options(p)
@@ -99,6 +100,9 @@ def register(sub: Any) -> None:
     p.add_argument("--witness", metavar="PATH", help="where a FAIL's witness goes (default warpcheck-out/NAME.json)")
     p.add_argument("--vcd", metavar="PATH", help="also write the counterexample replay as VCD waveforms")
     p.add_argument("--recheck", action="store_true", help="re-check a PASS with a second solver (cvc5 via pySMT)")
+    p.add_argument("--all-warps", action="store_true",
+                   help="swas: prove the property for every number of warps at once (compositional proof: "
+                        "one warp against an arbitrary scheduler, plus the policy and projection lemmas)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_prove)

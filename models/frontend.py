@@ -187,7 +187,7 @@ class FrontEnd(TransitionSystem):
 
     # -- one clock cycle -------------------------------------------------------
     def step(self, A: Any, s: State, i: Mapping[str, Any]) -> State:
-        iw = self.issue_choice(A, s)
+        iw = self.scheduled(A, s, i)
         fw = self.fetch_choice(A, s, iw)
         heads = [self.entry(s, f"w{w}.b0") for w in range(self.W)]
         issued = A.ite(A.lt(iw, A.const(0)), nop(A), A.select(heads, iw))
@@ -201,6 +201,16 @@ class FrontEnd(TransitionSystem):
         for w in range(self.W):
             self._step_warp(A, s, i, out, w, (iw, fw, hit, flush[w]), arriving, heads[w])
         self._step_schedulers(A, s, out, iw, fw)
+        out.update(self.units_next(A, s, i, iw, issued))
+        return out
+
+    def scheduled(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:
+        """The warp issued this cycle: the issue policy's choice (a hook for OpenWarp)."""
+        return self.issue_choice(A, s)
+
+    def units_next(self, A: Any, s: State, i: Mapping[str, Any], iw: Any, issued: Any) -> State:
+        """The unpipelined units' countdowns after this cycle."""
+        out: State = {}
         for c in self.c.unpipelined:
             busy = A.and_(A.le(A.const(0), iw), A.eq(issued["cls"], A.const(CLASS_INDEX[c])))
             out[f"u.{c}"] = A.ite(busy, A.const(self.c.latency[c] - 1), A.dec_sat(s[f"u.{c}"]))

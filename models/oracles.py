@@ -29,22 +29,35 @@ def _assumed(fe: FrontEnd, A: Any, s: State, w: int) -> Any:
                   A.or_(A.eq(s[f"w{w}.n"], A.const(0)), fe.head_ready(A, s, w)))
 
 
+def osched1_eligible(fe: FrontEnd, A: Any, s: State) -> list[Any]:
+    """Which warps osched1 deems eligible in state ``s``."""
+    return [_assumed(fe, A, s, w) for w in range(fe.W)]
+
+
+def osched2_eligible(fe: FrontEnd, A: Any, s: State) -> list[Any]:
+    """Which warps osched2 deems eligible: the real view inside a predictable window."""
+    real = fe.issue_eligible(A, s)
+    return [A.ite(A.lt(A.const(0), s[f"w{w}.win"]), real[w], _assumed(fe, A, s, w)) for w in range(fe.W)]
+
+
+def ideal_eligible(fe: FrontEnd, A: Any, s: State) -> list[Any]:
+    """Which warps the idealised machine (instructions always there) deems eligible."""
+    return [A.and_(_assumed(fe, A, s, w), A.not_(fe.suspended(A, s, w))) for w in range(fe.W)]
+
+
 def osched1_choice(fe: FrontEnd, A: Any, s: State) -> Any:
     """The warp osched1 would issue in state ``s``."""
-    return fe.choose(A, s, [_assumed(fe, A, s, w) for w in range(fe.W)])
+    return fe.choose(A, s, osched1_eligible(fe, A, s))
 
 
 def osched2_choice(fe: FrontEnd, A: Any, s: State) -> Any:
     """The warp osched2 would issue in state ``s``."""
-    real = fe.issue_eligible(A, s)
-    elig = [A.ite(A.lt(A.const(0), s[f"w{w}.win"]), real[w], _assumed(fe, A, s, w)) for w in range(fe.W)]
-    return fe.choose(A, s, elig)
+    return fe.choose(A, s, osched2_eligible(fe, A, s))
 
 
 def ideal_choice(fe: FrontEnd, A: Any, s: State) -> Any:
-    """The warp the idealised machine (instructions always there) would issue."""
-    elig = [A.and_(_assumed(fe, A, s, w), A.not_(fe.suspended(A, s, w))) for w in range(fe.W)]
-    return fe.choose(A, s, elig)
+    """The warp the idealised machine would issue."""
+    return fe.choose(A, s, ideal_eligible(fe, A, s))
 
 
 ORACLES: dict[str, Callable[[FrontEnd, Any, State], Any]] = {
@@ -60,3 +73,4 @@ def oracle(name: str) -> Callable[[FrontEnd, Any, State], Any]:
 
 # The reference scheduler of each front-end property (see verify/properties.py).
 REFERENCE = {"oracle": osched2_choice, "ideal": ideal_choice}
+REFERENCE_ELIGIBLE = {"oracle": osched2_eligible, "ideal": ideal_eligible}

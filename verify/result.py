@@ -40,7 +40,9 @@ class Result:
     def label(self) -> str:
         """The status as a user reads it, e.g. 'PASS (unbounded)'."""
         if self.status is Status.PASS:
-            return f"PASS (up to depth {self.depth})" if self.bounded else "PASS (unbounded)"
+            if self.bounded:
+                return f"PASS (up to depth {self.depth})"
+            return "PASS (unbounded, every W)" if self.engine == "parametric" else "PASS (unbounded)"
         return self.status.value
 
     def to_json(self) -> dict[str, Any]:

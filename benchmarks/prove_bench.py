@@ -1,0 +1,74 @@
+"""Proof-time benchmark of the front end (a script, not a timed test).
+
+Measures, medians of --repeat runs, one fresh process per run:
+- SWaS, property 'oracle', unbounded (k-induction with proved lemmas), per policy and warp count;
+- the time to the first baseline counterexample (BMC), per fetch x issue combination.
+Writes a markdown table on stdout and JSON to --out.
+
+    python benchmarks/prove_bench.py --warps 2 4 8 16 32 --repeat 3 --out benchmarks/prove_bench.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+POLICIES = ("gtlrr", "gtlo", "lrr")
+
+
+def one_run(args: list[str]) -> dict:
+    """Run `warpcheck prove ... --json` in a fresh process; return its JSON plus wall time."""
+    start = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "warpcheck.cli", "prove", *args, "--json", "--quiet"],
+                       capture_output=True, text=True)
+    out = json.loads(r.stdout)
+    out["wall"] = time.monotonic() - start
+    return out
+
+
+def median_of(args: list[str], repeat: int) -> dict:
+    runs = [one_run(args) for _ in range(repeat)]
+    statuses = {r["status"] for r in runs}
+    return {"status": "/".join(sorted(statuses)), "label": runs[0]["status"] + ("" if not runs[0]["bounded"] else " (bounded)"),
+            "engine": runs[0]["engine"], "depth": runs[0]["depth"],
+            "seconds": statistics.median(r["seconds"] for r in runs),
+            "wall": statistics.median(r["wall"] for r in runs)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--warps", type=int, nargs="+", default=[2, 4, 8, 16, 32])
+    ap.add_argument("--cex-warps", type=int, nargs="+", default=[4, 32])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out", default="benchmarks/prove_bench.json")
+    a = ap.parse_args()
+    rows, tmp = [], Path(tempfile.mkdtemp(prefix="wc-bench-"))
+    for w in a.warps:
+        for p in POLICIES:
+            m = median_of(["--design", "swas", "--policy", p, "--warps", str(w), "--engine", "kind"], a.repeat)
+            rows.append({"kind": "swas proof", "warps": w, "policy": p, **m})
+            print(f"swas {p} W={w}: {m['status']} {m['seconds']:.2f} s", file=sys.stderr, flush=True)
+    for w in a.cex_warps:
+        for f in POLICIES:
+            for i in POLICIES:
+                m = median_of(["--design", "baseline", "--fetch", f, "--issue", i, "--warps", str(w),
+                               "--engine", "bmc", "--depth", "20", "--witness", str(tmp / f"{f}-{i}.json")], a.repeat)
+                rows.append({"kind": "baseline counterexample", "warps": w, "policy": f"{f}/{i}", **m})
+                print(f"baseline {f}/{i} W={w}: {m['status']} depth {m['depth']} {m['seconds']:.2f} s",
+                      file=sys.stderr, flush=True)
+    with open(a.out, "w") as f:
+        json.dump(rows, f, indent=1)
+    print("| run | W | policy | status | depth | engine s (median) | wall s incl. start-up |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['kind']} | {r['warps']} | {r['policy']} | {r['status']} | {r['depth']} | "
+              f"{r['seconds']:.2f} | {r['wall']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

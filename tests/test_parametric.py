@@ -1,0 +1,40 @@
+"""The proof for every number of warps: its component, policy and projection steps."""
+from __future__ import annotations
+
+import pytest
+
+from warpcheck.models.config import SMConfig
+from warpcheck.models.policies import POLICIES, Policy
+from warpcheck.verify.parametric import picks_only_eligible, projection_holds, prove_parametric
+
+
+def test_swas_gtlo_is_proved_for_every_warp_count():
+    r = prove_parametric(SMConfig(design="swas", issue_policy="gtlo"), "oracle", max_w=8, max_proj=3)
+    assert r.label == "PASS (unbounded, every W)" and "checked for W <= 8" in r.message
+
+
+def test_a_too_short_ibuffer_breaks_the_component_and_is_not_a_pass():
+    r = prove_parametric(SMConfig(design="swas", issue_policy="gtlo", ibuffer=3, check_buffer=False), "oracle")
+    assert r.status.value == "UNKNOWN" and "one-warp component fails" in r.message
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+def test_every_policy_picks_only_eligible_warps(policy):
+    assert all(picks_only_eligible(policy, w) for w in (1, 2, 5))
+
+
+def test_a_policy_that_ignores_eligibility_is_caught(monkeypatch):
+    blind = Policy("blind", "always warp 0", lambda A, ptr, elig, keys: A.const(0), lambda A, p, c, n: p)
+    monkeypatch.setitem(POLICIES, "blind", blind)
+    assert not picks_only_eligible("blind", 2)
+
+
+@pytest.mark.parametrize("prop", ["oracle", "ideal"])
+def test_a_two_warp_sm_is_a_composition_of_open_warps(prop):
+    assert projection_holds(SMConfig(design="swas", issue_policy="gtlrr"), prop, 2)
+
+
+def test_the_parametric_proof_refuses_the_baseline():
+    from warpcheck.models.errors import ConfigError
+    with pytest.raises(ConfigError, match="the parametric proof is for design 'swas'"):
+        prove_parametric(SMConfig(design="baseline"), "oracle")
