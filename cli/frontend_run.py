@@ -11,6 +11,7 @@ from tabulate import tabulate
 
 from warpcheck.models.config import SMConfig
 from warpcheck.models.frontend import FrontEnd
+from warpcheck.models.ts import Prologue
 from warpcheck.sim.replay import Replay, changes_only, replay, side_by_side
 from warpcheck.sim.vcd import write_vcd
 from warpcheck.verify import witness as wit
@@ -35,6 +36,7 @@ class ProveJob:
     vcd_path: str | None = None
     recheck: bool = False
     all_warps: bool = False  # the parametric proof, for every number of warps
+    prologue: int = 0  # violations in the first cycles do not count
 
 
 @dataclass
@@ -80,6 +82,9 @@ def _engine_run(job: ProveJob, progress: Progress) -> Result:
         return prove_parametric(job.config, job.prop, timeout=job.timeout)
     fe = FrontEnd(job.config)
     prop = get_property(job.prop).predicate(fe)
+    if job.prologue:
+        ts = Prologue(fe, job.prologue)
+        return engine(job.engine)(ts, ts.guard(prop), job.depth, job.timeout, progress=progress)
     return engine(job.engine)(fe, prop, job.depth, job.timeout, progress=progress)
 
 
@@ -99,11 +104,12 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
 
 def _attach_witness(out: ProveOutcome) -> None:
     fe, res = FrontEnd(out.job.config), out.result
-    w = wit.from_trace(fe, res.trace, out.job.prop)
+    w = wit.from_trace(fe, res.trace, out.job.prop, out.job.prologue)
     cycles = res.depth + 4
-    mine = replay(w.config, w.initial_ibuffer, w.streams, w.property, cycles)
+    mine = replay(w.config, w.initial_ibuffer, w.streams, w.property, cycles, w.prologue)
     other = "swas" if w.config.design == "baseline" else "baseline"
-    out.replays = [mine, replay(wit.on_design(w, other), w.initial_ibuffer, w.streams, w.property, cycles)]
+    out.replays = [mine, replay(wit.on_design(w, other), w.initial_ibuffer, w.streams, w.property, cycles,
+                                w.prologue)]
     if mine.first_violation != res.depth:  # the kit's own bug, never the design's
         res.status = Status.ERROR
         res.message = (f"witness does not reproduce: the solver's violation is at cycle {res.depth}, "
@@ -155,7 +161,8 @@ def replay_witness(path: str, design: str, cycles: int | None, vcd: str | None) 
     w = wit.load(path)
     n = cycles if cycles is not None else (w.cycle or 0) + 4
     designs = [w.config.design, "swas" if w.config.design == "baseline" else "baseline"] if design == "both" else [design]
-    replays = [replay(wit.on_design(w, d), w.initial_ibuffer, w.streams, w.property, n) for d in designs]
+    replays = [replay(wit.on_design(w, d), w.initial_ibuffer, w.streams, w.property, n, w.prologue)
+               for d in designs]
     if vcd:
         write_vcd(replays, vcd)
     return ReplayOutcome(w, replays)

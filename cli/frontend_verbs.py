@@ -47,7 +47,7 @@ def config_from_args(a: argparse.Namespace) -> SMConfig:
 
 def _prove(a: argparse.Namespace) -> int:
     job = ProveJob(config_from_args(a), a.property, a.engine, a.depth, a.timeout, a.witness, a.vcd,
-                   a.recheck, a.all_warps)
+                   a.recheck, a.all_warps, a.prologue)
     out = prove_job(job, progress=None if a.json or a.quiet else _progress)
     if a.json:
         print(json.dumps(out.to_json()))
@@ -103,6 +103,9 @@ def register(sub: Any) -> None:
     p.add_argument("--all-warps", action="store_true",
                    help="swas: prove the property for every number of warps at once (compositional proof: "
                         "one warp against an arbitrary scheduler, plus the policy and projection lemmas)")
+    p.add_argument("--prologue", type=int, default=0, metavar="N",
+                   help="ignore violations in the first N cycles, as the paper measures after a prologue "
+                        "(default 0: the warm start already has full ibuffers)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_prove)

@@ -112,7 +112,7 @@ class FrontEnd(TransitionSystem):
         s: State = {}
         for w in range(self.W):
             s[f"w{w}.n"] = A.const(self.B)
-            entries = [self.entry(p, f"w{w}.b{j}") for j in range(self.B)]
+            entries = [self._only_branches_taken(A, self.entry(p, f"w{w}.b{j}")) for j in range(self.B)]
             for j, e in enumerate(entries):
                 self.put(s, f"w{w}.b{j}", e)
             s.update({f"w{w}.sb": A.const(0), f"w{w}.miss": A.const(0), f"w{w}.refetch": A.false,
@@ -127,6 +127,9 @@ class FrontEnd(TransitionSystem):
         for c in self.c.unpipelined:
             s[f"u.{c}"] = A.const(0)
         return s
+
+    def _only_branches_taken(self, A: Any, e: dict[str, Any]) -> dict[str, Any]:
+        return {**e, "tk": A.and_(e["tk"], A.eq(e["cls"], A.const(BRANCH_CLS)))}
 
     def assume(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:
         """Only branches are taken; the fetched stream holds no NOP of the design's own."""

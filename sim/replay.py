@@ -32,18 +32,19 @@ class Replay:
     design: str
     config: SMConfig
     cycles: list[Cycle] = field(default_factory=list)
+    prologue: int = 0
 
     @property
     def first_violation(self) -> int | None:
-        """The first cycle where the issued warp leaves the reference policy, or None."""
-        return next((t for t, c in enumerate(self.cycles) if c.issued != c.reference), None)
+        """The first cycle (after the prologue) where the issued warp leaves the reference policy, or None."""
+        return next((t for t, c in enumerate(self.cycles) if t >= self.prologue and c.issued != c.reference), None)
 
 
-def replay(config: SMConfig, ibuffers: list, streams: list, prop: str, cycles: int) -> Replay:
+def replay(config: SMConfig, ibuffers: list, streams: list, prop: str, cycles: int, prologue: int = 0) -> Replay:
     """Run the scenario for ``cycles`` cycles on ``config`` and record each cycle."""
     fe = FrontEnd(config)
     r = run(fe, ibuffers, list_source(streams), cycles)
-    out = Replay(config.design, config)
+    out = Replay(config.design, config, prologue=prologue)
     ref = REFERENCE[prop]
     for s in r.states:
         iw = fe.issue_choice(A, s)
@@ -83,6 +84,7 @@ def changes_only(r: Replay) -> str:
         key = (c.issued, c.fetched, c.issued == c.reference)
         if key != last:
             flag = "" if c.issued == c.reference else f"   VIOLATION: policy says w{c.reference}"
+            flag += " (in the prologue, not counted)" if flag and t < r.prologue else ""
             lines.append(f"{t:5d}  issue {_cell(c).split('  <--')[0]:<16} fetch "
                          f"{('w' + str(c.fetched)) if c.fetched >= 0 else '-'}{flag}")
             last = key

@@ -77,3 +77,25 @@ def test_bmc_pass_is_reported_as_bounded():
     r = assert_status(SMConfig(warps=2, design="swas", issue_policy="lrr"), "oracle", "PASS", engine_name="bmc",
                       depth=3)
     assert r.bounded and r.label == "PASS (up to depth 3)"
+
+
+def test_a_prologue_skips_early_violations_and_the_witness_replays_after_it(tmp_path):
+    from warpcheck.models.ts import Prologue
+    cfg = SMConfig(warps=2, design="baseline", fetch_policy="lrr", issue_policy="gtlrr")
+    fe = FrontEnd(cfg)
+    ts = Prologue(fe, 6)
+    r = bmc(ts, ts.guard(get_property("oracle").predicate(fe)), 14)
+    assert r.status.value == "FAIL" and r.depth >= 6
+    w = wit.from_trace(fe, r.trace, "oracle", prologue=6)
+    w.save(tmp_path / "w.json")
+    back = wit.load(tmp_path / "w.json")
+    rep = replay(back.config, back.initial_ibuffer, back.streams, "oracle", r.depth + 2, back.prologue)
+    assert rep.first_violation == r.depth
+
+
+def test_swas_stays_proved_with_a_prologue():
+    from warpcheck.models.ts import Prologue
+    fe = FrontEnd(SMConfig(warps=2, design="swas", issue_policy="gtlrr"))
+    ts = Prologue(fe, 5)
+    r = kinduction(ts, ts.guard(get_property("oracle").predicate(fe)), 3)
+    assert r.label == "PASS (unbounded)"

@@ -32,10 +32,11 @@ class Witness:
     property: str = "oracle"
     cycle: int | None = None  # the cycle at which the property fails on config's design
     note: dict[str, Any] = field(default_factory=dict)
+    prologue: int = 0  # violations before this cycle do not count
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "version": VERSION, "config": self.config.to_json(),
-                "property": self.property, "cycle": self.cycle, "note": self.note,
+                "property": self.property, "cycle": self.cycle, "prologue": self.prologue, "note": self.note,
                 "initial_ibuffer": [[x.to_json() for x in b] for b in self.initial_ibuffer],
                 "streams": [[x.to_json() for x in st] for st in self.streams]}
 
@@ -43,7 +44,7 @@ class Witness:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
 
 
-def from_trace(fe: FrontEnd, trace: Trace, prop: str) -> Witness:
+def from_trace(fe: FrontEnd, trace: Trace, prop: str, prologue: int = 0) -> Witness:
     """Read the program-level streams back off a solver trace (same bookkeeping as the feeder)."""
     book = StreamBook(fe)
     streams: list[list[Instr]] = [[] for _ in range(fe.W)]
@@ -59,8 +60,8 @@ def from_trace(fe: FrontEnd, trace: Trace, prop: str) -> Witness:
     for w in range(fe.W):  # a miss whose refetch lies beyond the trace
         if book.missed[w]:
             streams[w].append(Instr(FILLER.cls, miss=True))
-    ibuf = [[instr_of(trace.params, f"w{w}.b{j}") for j in range(fe.B)] for w in range(fe.W)]
-    return Witness(fe.c, ibuf, streams, prop, cycle=len(trace.inputs))
+    ibuf = [[instr_of(trace.states[0], f"w{w}.b{j}") for j in range(fe.B)] for w in range(fe.W)]
+    return Witness(fe.c, ibuf, streams, prop, cycle=len(trace.inputs), prologue=prologue)
 
 
 def _need(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
@@ -87,7 +88,13 @@ def load(path: str | Path) -> Witness:
     ibuf = _instr_lists(_need(data, "initial_ibuffer", list, where), where, "initial_ibuffer")
     streams = _instr_lists(_need(data, "streams", list, where), where, "streams")
     _check_shape(config, ibuf, streams, where)
-    return Witness(config, ibuf, streams, data.get("property", "oracle"), data.get("cycle"), data.get("note", {}))
+    prologue = data.get("prologue", 0)
+    if not isinstance(prologue, int) or prologue < 0:
+        raise InputFileError(f"{where}: prologue = {prologue!r}; it must be an integer >= 0")
+    if data.get("property", "oracle") not in ("oracle", "ideal"):
+        raise InputFileError(f"{where}: property {data.get('property')!r} is unknown; known: oracle, ideal")
+    return Witness(config, ibuf, streams, data.get("property", "oracle"), data.get("cycle"), data.get("note", {}),
+                   prologue)
 
 
 def _instr_lists(raw: list, where: str, key: str) -> list[list[Instr]]:
