@@ -60,15 +60,18 @@ def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambd
 
 
 def _filter_init(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None]) -> list[Lemma]:
-    """The candidates that hold in every initial state (one solver, one query each)."""
+    """The candidates that hold in every initial state (one query while all of them hold)."""
     s = z3.SolverFor(u.logic)
     s.add(u.init())
-    keep = []
-    for k, (n, f) in enumerate(live):
+    held = [(n, f, u.holds(f, 0)) for n, f in live]
+    while held:
         if left_ms() is not None:
             s.set("timeout", left_ms())
-        probe = z3.Bool(f"h.init{k}")
-        s.add(z3.Implies(probe, z3.Not(u.holds(f, 0))))
-        if s.check(probe) == z3.unsat:
-            keep.append((n, f))
-    return keep
+        r = s.check(z3.Not(z3.And([h for _, _, h in held])))
+        if r == z3.unsat:
+            break
+        if r != z3.sat:  # could not decide: keep nothing rather than assume
+            return []
+        m = s.model()
+        held = [(n, f, h) for n, f, h in held if not z3.is_false(m.eval(h, model_completion=True))]
+    return [(n, f) for n, f, _ in held]
