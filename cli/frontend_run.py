@@ -1,13 +1,10 @@
 """What the front-end verbs do, as functions returning plain outcomes (shared by CLI, demo and jobs)."""
 from __future__ import annotations
 
-import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tabulate import tabulate
 
 from warpcheck.models.config import SMConfig
 from warpcheck.models.frontend import FrontEnd

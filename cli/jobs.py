@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-import tomllib
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from tabulate import tabulate
 from warpcheck.cli.frontend_run import ProveJob, ProveOutcome, prove_job
 from warpcheck.models.config import config_from_mapping
 from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.files import load_toml
 from warpcheck.verify.properties import get_property
 from warpcheck.verify.result import Status
 
@@ -42,12 +42,7 @@ def _task(raw: dict[str, Any], defaults: dict[str, Any], where: str, out: str) -
 
 def load_job(path: str, out: str = "warpcheck-out") -> list[tuple[str, ProveJob, Status]]:
     """Parse and validate every task before anything runs."""
-    try:
-        data = tomllib.loads(Path(path).read_text())
-    except OSError as e:
-        raise InputFileError(f"cannot read job file {path!r}: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise InputFileError(f"{path}: malformed TOML: {e}") from None
+    data = load_toml(path, "job file")
     tasks = data.get("task")
     if not isinstance(tasks, list) or not tasks:
         raise InputFileError(f"{path}: no [[task]] tables; a job file lists its tasks as [[task]]")

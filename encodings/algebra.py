@@ -179,6 +179,28 @@ class Algebra:
         return best_i
 
 
+class SymbolicValue:
+    """A solver term wrapped so that Python cannot mistake it for a bool."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t: Any) -> None:
+        self.t = t
+
+    def __bool__(self) -> bool:
+        refuse_bool(self.t)
+        return False  # unreachable
+
+    def __eq__(self, other: object) -> bool:
+        refuse_bool(self.t)
+        return False  # unreachable
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.t})"
+
+
 def refuse_bool(value: object) -> None:
     """Raise the error every symbolic value gives when asked for a Python bool."""
     raise SymbolicBoolError(

@@ -7,26 +7,13 @@ from pysmt import shortcuts as S
 from pysmt import typing as T
 from pysmt.fnode import FNode
 
-from warpcheck.encodings.algebra import Algebra, refuse_bool
+from warpcheck.encodings.algebra import Algebra, SymbolicValue
 
 
-class PSym:
+class PSym(SymbolicValue):
     """A pySMT formula that refuses to act as a Python bool."""
 
-    __slots__ = ("t",)
-
-    def __init__(self, t: FNode) -> None:
-        self.t = t
-
-    def __bool__(self) -> bool:
-        refuse_bool(self.t)
-        return False  # unreachable
-
-    def __eq__(self, other: object) -> bool:
-        refuse_bool(self.t)
-        return False  # unreachable
-
-    __hash__ = object.__hash__
+    __slots__ = ()
 
 
 def fnode(x: Any) -> FNode:

@@ -6,29 +6,13 @@ from typing import Any
 
 import z3
 
-from warpcheck.encodings.algebra import Algebra, refuse_bool
+from warpcheck.encodings.algebra import Algebra, SymbolicValue
 
 
-class Sym:
+class Sym(SymbolicValue):
     """A Z3 term that refuses to act as a Python bool."""
 
-    __slots__ = ("t",)
-
-    def __init__(self, t: z3.ExprRef) -> None:
-        self.t = t
-
-    def __bool__(self) -> bool:
-        refuse_bool(self.t)
-        return False  # unreachable
-
-    def __eq__(self, other: object) -> bool:
-        refuse_bool(self.t)
-        return False  # unreachable
-
-    __hash__ = object.__hash__
-
-    def __repr__(self) -> str:
-        return f"Sym({self.t})"
+    __slots__ = ()
 
 
 def term(x: Any) -> z3.ExprRef:

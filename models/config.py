@@ -1,12 +1,12 @@
 """The SM configuration: validated, loadable from TOML, the same for simulator and proofs."""
 from __future__ import annotations
 
-import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.errors import ConfigError
+from warpcheck.models.files import load_toml
 from warpcheck.models.kernel import CLASSES
 from warpcheck.models.policies import POLICIES, check_policy
 
@@ -115,12 +115,7 @@ def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -
 
 def load_config(path: str | Path) -> SMConfig:
     """Read an SM configuration from a TOML file."""
-    try:
-        data = tomllib.loads(Path(path).read_text())
-    except OSError as e:
-        raise InputFileError(f"cannot read configuration {str(path)!r}: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise InputFileError(f"{path}: malformed TOML: {e}") from None
+    data = load_toml(path, "configuration")
     return config_from_mapping(data.get("sm", data), where=str(path))
 
 

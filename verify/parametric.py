@@ -18,7 +18,6 @@ with the reference, so the issued warp equals the reference scheduler's.
 """
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import z3

@@ -16,6 +16,7 @@ from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.encodings.unroll import Trace
 from warpcheck.models.config import SMConfig, config_from_mapping
 from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.files import load_json
 from warpcheck.models.frontend import FrontEnd
 from warpcheck.models.stream import FILLER, Instr, StreamBook, instr_of
 
@@ -73,12 +74,7 @@ def _need(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
 def load(path: str | Path) -> Witness:
     """Read and check a witness file; one clear error for anything wrong."""
     where = str(path)
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as e:
-        raise InputFileError(f"cannot read witness {where!r}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise InputFileError(f"{where}: not JSON ({e.msg} at line {e.lineno})") from None
+    data = load_json(path, "witness")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputFileError(f"{where}: not a warpcheck witness (no \"format\": \"{FORMAT}\")")
     if data.get("version") != VERSION:
