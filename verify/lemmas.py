@@ -27,7 +27,10 @@ def _candidates(ts: TransitionSystem) -> list[Lemma]:
             built[id(s)] = (s, ts.lemmas(A, s))
         return built[id(s)][1][n]
 
-    return [(n, (lambda A, s, n=n: one(A, s, n))) for n in names]
+    def named(n: str) -> Callable[[Any, dict], Any]:
+        return lambda A, s: one(A, s, n)
+
+    return [(n, named(n)) for n in names]
 
 
 def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambda: None,
