@@ -118,6 +118,6 @@ def table(rows: Sequence[Metrics], fmt: str = "github") -> str:
         line[COLUMNS.index("ipc")] = f"{r.ipc:.3f}"
         line[COLUMNS.index("error_rate")] = f"{r.error_rate:.4f}"
         if bases:
-            line.append("-" if base is None elsef"{r.ipc / base.ipc:.2f}" if base.ipc else "-")
+            line.append(f"{r.ipc / base.ipc:.2f}" if base is not None and base.ipc else "-")
         body.append(line)
     return tabulate(body, headers=headers, tablefmt=fmt)
