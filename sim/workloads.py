@@ -26,7 +26,8 @@ instruction fetched after the warm-start ibuffer):
 - ``miss``: a small direct-mapped I-cache shared by all warps
   (:class:`ICache`), looked up when the request is first made, in fetch order
   across warps; a miss fills the line at once.  The warm-start ibuffer
-  contents count as fetched, so their lines start filled.
+  contents count as fetched, so their lines start filled; they stop after
+  the first taken branch (the rest of the ibuffer is wrong-path filler).
 """
 from __future__ import annotations
 
@@ -208,22 +209,33 @@ class WorkloadSource:
         self.paths = [workload.path(w) for w in range(warps)]
         self.icache = icache or ICache()
         self.memo: dict[tuple[int, int], Instr] = {}
-        for path in self.paths:  # the warm-start contents were fetched
-            for pc, _ in path[:ibuffer]:
+        self.warm = [self._warm_length(p) for p in self.paths]
+        for path, n in zip(self.paths, self.warm):  # the warm-start contents were fetched
+            for pc, _ in path[:n]:
                 self.icache.access(pc)
 
+    def _warm_length(self, path: list[tuple[int, Instr]]) -> int:
+        """How many of the path's first instructions the warm ibuffer holds.
+
+        It stops after a taken branch or the exit: the model treats the
+        entries behind one as wrong path (flushed when it issues).
+        """
+        for j, (_, ins) in enumerate(path[:self.B]):
+            if ins.taken or ins.cls == "exit":
+                return j + 1
+        return min(self.B, len(path))
+
     def ibuffers(self) -> list[list[Instr]]:
-        """Initial ibuffer contents: each warp's first instructions (NOP-padded if shorter)."""
-        pad = Instr("nop")
-        return [[ins for _, ins in path[:self.B]] + [pad] * (self.B - len(path[:self.B])) for path in self.paths]
+        """Initial ibuffer contents: each warp's first instructions, then wrong-path filler."""
+        return [[ins for _, ins in path[:n]] + [FILLER] * (self.B - n) for path, n in zip(self.paths, self.warm)]
 
     def __call__(self, warp: int, k: int) -> Instr:
         key = (warp, k)
         if key not in self.memo:
-            path = self.paths[warp]
-            if self.B + k >= len(path):
+            path, at = self.paths[warp], self.warm[warp] + k
+            if at >= len(path):
                 return FILLER
-            pc, ins = path[self.B + k]
+            pc, ins = path[at]
             self.memo[key] = replace(ins, miss=not self.icache.access(pc))
         return self.memo[key]
 
