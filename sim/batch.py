@@ -35,11 +35,14 @@ class BatchFeeder:
         self.dep = np.zeros((n, W, L + 1), dtype=bool)
         self.tk = np.zeros((n, W, L + 1), dtype=bool)
         self.pc = np.full((n, W, L + 1), -1, dtype=np.int64)  # -1: past the end, no I-cache lookup
+        arrays: dict[int, tuple[np.ndarray, ...]] = {}
         for e, src in enumerate(sources):
             for w, path in enumerate(src.paths):
-                for k, (pc, ins) in enumerate(path):
-                    self.cls[e, w, k], self.dep[e, w, k], self.tk[e, w, k] = CLASS_INDEX[ins.cls], ins.dep, ins.taken
-                    self.pc[e, w, k] = pc
+                if id(path) not in arrays:  # paths are shared between warps and lanes when they can be
+                    arrays[id(path)] = _path_arrays(path)
+                c, d, t, p = arrays[id(path)]
+                k = len(path)
+                self.cls[e, w, :k], self.dep[e, w, :k], self.tk[e, w, :k], self.pc[e, w, :k] = c, d, t, p
         self.L = L
         self.warm = np.array([s.warm for s in sources], dtype=np.int64)
         self.pos = np.zeros((n, W), dtype=np.int64)
@@ -75,6 +78,12 @@ class BatchFeeder:
         return {"f.cls": np.where(active, self.cls[self.lanes, w, at], FILLER_CLS),
                 "f.dep": active & self.dep[self.lanes, w, at], "f.tk": active & self.tk[self.lanes, w, at],
                 "f.hit": ~active | hit}
+
+
+def _path_arrays(path: Sequence[tuple[int, Any]]) -> tuple[np.ndarray, ...]:
+    return (np.array([CLASS_INDEX[i.cls] for _, i in path], dtype=np.int32),
+            np.array([i.dep for _, i in path], dtype=bool), np.array([i.taken for _, i in path], dtype=bool),
+            np.array([pc for pc, _ in path], dtype=np.int64))
 
 
 def initial_params(fe: FrontEnd, sources: Sequence[WorkloadSource]) -> dict[str, Any]:

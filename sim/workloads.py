@@ -116,6 +116,7 @@ class Workload:
     branches: Mapping[str, float] = field(default_factory=dict)
     seed: int = 1
     description: str = ""
+    _paths: dict[int, list[tuple[int, Instr]]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         labels = self.kernel.labels
@@ -142,7 +143,16 @@ class Workload:
         return replace(self, loops={k: max(1, round(v * factor)) for k, v in self.loops.items()})
 
     def path(self, warp: int) -> list[tuple[int, Instr]]:
-        """Warp ``warp``'s dynamic path: (pc, instruction as the front end sees it, no miss)."""
+        """Warp ``warp``'s dynamic path: (pc, instruction as the front end sees it, no miss).
+
+        Shared, do not modify: without data-dependent branches every warp has the same path.
+        """
+        key = warp if self.branches else 0
+        if key not in self._paths:
+            self._paths[key] = self._walk(warp)
+        return self._paths[key]
+
+    def _walk(self, warp: int) -> list[tuple[int, Instr]]:
         rng = random.Random(self.seed * 1_000_003 + warp)
         k, out = self.kernel, []
         counters: dict[int, int] = {}

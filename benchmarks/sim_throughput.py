@@ -1,0 +1,95 @@
+"""Simulated cycles per second of the front-end model (Vortex-like: W=32, t_F=3, ibuffer 4).
+
+Two figures per design, both the median of 5 runs on this machine:
+
+- single: one simulation, the concrete algebra through the driver (``run_iter``);
+- batched: many lanes in lockstep through the numpy algebra (``sim/batch.py``),
+  as aggregate simulated cycles per second (lanes x cycles / seconds).
+
+The workloads are the built-in six, round robin over lanes, each lane with its
+own seed.  Only stepping is timed (no oracle metrics), after one warm-up step.
+
+    python benchmarks/sim_throughput.py [--out FILE.json] [--cycles N] [--lanes N,N]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import time
+
+from tabulate import tabulate
+
+from warpcheck.models.config import SMConfig
+from warpcheck.models.frontend import FrontEnd
+from warpcheck.sim.batch import batch_iter, sources_for
+from warpcheck.sim.driver import run_iter
+from warpcheck.sim.suite import BUILTIN, builtin
+from warpcheck.sim.workloads import Workload, WorkloadSource
+
+GOAL = 330_000  # cycles/s of Vortex's own cycle simulator, the issue's target
+RUNS = 5
+
+
+def vortex(design: str) -> SMConfig:
+    """The paper's Vortex configuration."""
+    return SMConfig(warps=32, design=design, t_fetch=3, t_decode=1, ibuffer=4,
+                    fetch_policy="lrr", issue_policy="gtlrr")
+
+
+def single(design: str, cycles: int) -> float:
+    """Cycles per second of one concrete simulation."""
+    fe = FrontEnd(vortex(design))
+    src = WorkloadSource(builtin("psort"), fe.W, fe.B)
+    it = run_iter(fe, src.ibuffers(), src)
+    next(it)
+    t0 = time.perf_counter()
+    for _ in range(cycles):
+        next(it)
+    return cycles / (time.perf_counter() - t0)
+
+
+def lanes_of(n: int) -> list[Workload]:
+    """``n`` lanes: the six built-in workloads round robin, each lane with its own seed."""
+    names = list(BUILTIN)
+    return [dataclasses.replace(builtin(names[e % len(names)]), seed=e + 1) for e in range(n)]
+
+
+def batched(design: str, cycles: int, wls: list[Workload]) -> float:
+    """Aggregate cycles per second of ``len(wls)`` simulations in lockstep."""
+    fe = FrontEnd(vortex(design))
+    lanes = len(wls)
+    it = batch_iter(fe, sources_for(wls, fe.W, fe.B))
+    next(it)
+    t0 = time.perf_counter()
+    for _ in range(cycles):
+        next(it)
+    return lanes * cycles / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    """Measure, print a markdown table, write JSON."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="sim_throughput.json")
+    ap.add_argument("--cycles", type=int, default=200, help="cycles per timed run")
+    ap.add_argument("--lanes", default="256,2048", help="batch sizes, comma-separated")
+    a = ap.parse_args()
+    rows = []
+    for design in ("baseline", "swas"):
+        rows.append({"design": design, "mode": "single", "lanes": 1,
+                     "cycles_per_s": statistics.median(single(design, a.cycles) for _ in range(RUNS))})
+        for n in [int(x) for x in a.lanes.split(",")]:
+            wls = lanes_of(n)
+            rows.append({"design": design, "mode": "batched (numpy)", "lanes": n,
+                         "cycles_per_s": statistics.median(batched(design, a.cycles // 4, wls) for _ in range(RUNS))})
+    print(tabulate([[r["design"], r["mode"], r["lanes"], f"{r['cycles_per_s']:,.0f}",
+                     f"{r['cycles_per_s'] / GOAL:.3f}"] for r in rows],
+                   headers=["design", "mode", "lanes", "simulated cycles/s", "x goal (330k)"], tablefmt="github"))
+    with open(a.out, "w") as f:
+        json.dump({"config": vortex("baseline").to_json() | {"design": "both"}, "runs": RUNS, "goal": GOAL,
+                   "rows": rows}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
