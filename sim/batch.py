@@ -11,7 +11,7 @@ against the concrete simulator, state by state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from warpcheck.encodings.numpy_algebra import NumpyAlgebra, lane
 from warpcheck.models.frontend import NOP_CLS, FrontEnd
 from warpcheck.models.kernel import CLASS_INDEX
 from warpcheck.models.oracles import osched1_choice, osched2_choice
+from warpcheck.sim.compiled import CompiledFrontEnd
 from warpcheck.sim.workloads import ICache, WorkloadSource
 
 FILLER_CLS = CLASS_INDEX["int"]
@@ -27,8 +28,10 @@ FILLER_CLS = CLASS_INDEX["int"]
 class BatchFeeder:
     """The driver's feeder for a batch of workload sources, one per lane."""
 
-    def __init__(self, fe: FrontEnd, A: NumpyAlgebra, sources: Sequence[WorkloadSource]) -> None:
+    def __init__(self, fe: FrontEnd, A: NumpyAlgebra, sources: Sequence[WorkloadSource],
+                 fetch_choice: Callable[[dict], Any] | None = None) -> None:
         self.fe, self.A = fe, A
+        self.fetch_choice = fetch_choice or (lambda s: fe.fetch_choice(A, s))
         n, W = len(sources), fe.W
         L = max(len(p) for s in sources for p in s.paths)
         self.cls = np.full((n, W, L + 1), FILLER_CLS, dtype=np.int32)
@@ -60,7 +63,7 @@ class BatchFeeder:
 
     def inputs(self, s: dict[str, Any]) -> dict[str, Any]:
         """The inputs of the cycle starting in ``s`` (advances positions and I-caches)."""
-        fw = np.broadcast_to(self.fe.fetch_choice(self.A, s), (len(self.lanes),))
+        fw = np.broadcast_to(self.fetch_choice(s), (len(self.lanes),))
         w = np.where(fw >= 0, fw, 0)
         active = (fw >= 0) & ~self._gather(s, "pend", w)
         at = np.minimum(self.warm[self.lanes, w] + self.pos[self.lanes, w], self.L)
@@ -99,15 +102,37 @@ def initial_params(fe: FrontEnd, sources: Sequence[WorkloadSource]) -> dict[str,
     return p
 
 
-def batch_iter(fe: FrontEnd, sources: Sequence[WorkloadSource]) -> Iterator[tuple[dict, dict]]:
-    """Yield (states, inputs) of the whole batch, cycle by cycle, forever."""
+class _Model:
+    """The functions a batch run calls: the model's own, or their compiled numpy form."""
+
+    def __init__(self, fe: FrontEnd, A: NumpyAlgebra, compiled: bool) -> None:
+        if compiled:
+            c = CompiledFrontEnd(fe, "numpy", A)
+            self.step, self.fetch = c.step, lambda s: c.fetch_choice(s, None)
+            self.issue, self.osched1, self.osched2 = (lambda s: c.issue_choice(s, None),
+                                                      lambda s: c.osched1(s, None), lambda s: c.osched2(s, None))
+        else:
+            self.step, self.fetch = (lambda s, i: fe.step(A, s, i)), (lambda s: fe.fetch_choice(A, s))
+            self.issue, self.osched1, self.osched2 = (lambda s: fe.issue_choice(A, s),
+                                                      lambda s: osched1_choice(fe, A, s),
+                                                      lambda s: osched2_choice(fe, A, s))
+
+
+def batch_iter(fe: FrontEnd, sources: Sequence[WorkloadSource], compiled: bool = True,
+               model: _Model | None = None) -> Iterator[tuple[dict, dict]]:
+    """Yield (states, inputs) of the whole batch, cycle by cycle, forever.
+
+    ``compiled``: run the traced step (:mod:`warpcheck.sim.compiled`, numpy
+    dialect) instead of the model's functions over the numpy algebra.
+    """
     A = NumpyAlgebra(len(sources))
+    m = model or _Model(fe, A, compiled)
     s = fe.init(A, initial_params(fe, sources))
-    feeder = BatchFeeder(fe, A, sources)
+    feeder = BatchFeeder(fe, A, sources, m.fetch)
     while True:
         i = feeder.inputs(s)
         yield s, i
-        s = fe.step(A, s, i)
+        s = m.step(s, i)
 
 
 def lane_state(s: dict[str, Any], e: int) -> dict[str, Any]:
@@ -129,27 +154,28 @@ class BatchMetrics:
 
 
 def simulate_batch(fe: FrontEnd, sources: Sequence[WorkloadSource], max_cycles: int,
-                   oracles: bool = True) -> BatchMetrics:
+                   oracles: bool = True, compiled: bool = True) -> BatchMetrics:
     """Run every lane until all its warps are done or ``max_cycles`` pass, counting the metrics."""
     n = len(sources)
     A = NumpyAlgebra(n)
+    m = _Model(fe, A, compiled)
     z = lambda: np.zeros(n, dtype=np.int64)  # noqa: E731
     cycles, issued, nops, disc, err = z(), z(), z(), z(), z()
     running = np.ones(n, dtype=bool)
     t = 0
-    for t, (s, _) in enumerate(batch_iter(fe, sources)):
+    for t, (s, _) in enumerate(batch_iter(fe, sources, model=m)):
         done = A.and_(*[s[f"w{w}.done"] for w in range(fe.W)])
         running &= ~np.broadcast_to(done, (n,))
         if t == max_cycles or not running.any():
             break
-        iw = np.broadcast_to(fe.issue_choice(A, s), (n,))
+        iw = np.broadcast_to(m.issue(s), (n,))
         head = np.stack([np.broadcast_to(s[f"w{w}.b0.cls"], (n,)) for w in range(fe.W)])[np.maximum(iw, 0), A.lanes]
         some = running & (iw >= 0)
         nops += some & (head == NOP_CLS)
         issued += some & (head != NOP_CLS)
         if oracles:
-            disc += running & (iw != osched1_choice(fe, A, s))
-            err += running & (iw != osched2_choice(fe, A, s))
+            disc += running & (iw != m.osched1(s))
+            err += running & (iw != m.osched2(s))
         cycles += running
     return BatchMetrics(cycles, issued, nops, disc, err, ~running, t)
 

@@ -9,16 +9,20 @@ result reports as ``finished = False``.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from tabulate import tabulate
 
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.models.config import SMConfig
+from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend import NOP_CLS, FrontEnd
 from warpcheck.models.oracles import osched1_choice, osched2_choice
-from warpcheck.sim.driver import run_iter
+from warpcheck.models.stream import StreamBook
+from warpcheck.sim.compiled import CompiledFrontEnd
+from warpcheck.sim.driver import Feeder, initial_params, run_iter
 from warpcheck.sim.workloads import ICache, Workload, WorkloadSource
 
 DEFAULT_MAX_CYCLES = 200_000
@@ -54,28 +58,77 @@ def policy_label(config: SMConfig) -> str:
     return f"{config.fetch_policy}-{config.issue_policy}"
 
 
+_COMPILED: dict[str, CompiledFrontEnd] = {}
+
+
+def compiled(config: SMConfig) -> CompiledFrontEnd:
+    """The compiled front end of ``config`` (built once per configuration)."""
+    key = json.dumps(config.to_json(), sort_keys=True)
+    if key not in _COMPILED:
+        _COMPILED[key] = CompiledFrontEnd(FrontEnd(config))
+    return _COMPILED[key]
+
+
+class _CompiledBook(StreamBook):
+    """The driver's bookkeeping with the compiled fetch choice (same rule as StreamBook.fetcher)."""
+
+    def __init__(self, cfe: CompiledFrontEnd) -> None:
+        super().__init__(cfe.fe)
+        self.cfe = cfe
+
+    def fetcher(self, s: Mapping[str, Any], A: Any) -> int | None:
+        fw = self.cfe.fetch_choice(s, None)
+        if fw < 0 or s[f"w{fw}.pend"]:
+            return None
+        return fw
+
+
+def _reference_run(fe: FrontEnd, source: WorkloadSource) -> Iterator[tuple[dict, Callable, Callable, Callable]]:
+    for s, _ in run_iter(fe, source.ibuffers(), source):
+        yield s, lambda: fe.issue_choice(A, s), lambda: osched1_choice(fe, A, s), lambda: osched2_choice(fe, A, s)
+
+
+def _compiled_run(cfe: CompiledFrontEnd, source: WorkloadSource) -> Iterator[tuple[dict, Callable, Callable, Callable]]:
+    fe = cfe.fe
+    s = fe.init(A, initial_params(fe, source.ibuffers()))
+    feeder = Feeder(fe, source)
+    feeder.book = _CompiledBook(cfe)
+    while True:
+        i = feeder.inputs(s)
+        yield s, lambda: cfe.issue_choice(s, i), lambda: cfe.osched1(s, i), lambda: cfe.osched2(s, i)
+        s = cfe.step(s, i)
+
+
 def simulate(workload: Workload, config: SMConfig, max_cycles: int = DEFAULT_MAX_CYCLES,
-             icache: ICache | None = None) -> Metrics:
-    """Run ``workload`` on ``config`` until every warp is done or ``max_cycles`` pass."""
+             icache: ICache | None = None, engine: str = "compiled") -> Metrics:
+    """Run ``workload`` on ``config`` until every warp is done or ``max_cycles`` pass.
+
+    ``engine``: "compiled" (the traced step, :mod:`warpcheck.sim.compiled`) or
+    "reference" (the model's functions over the concrete algebra); the two
+    give the same figures (tested).
+    """
     fe = FrontEnd(config)
     source = WorkloadSource(workload, config.warps, config.ibuffer, icache)
+    if engine not in ("compiled", "reference"):
+        raise ConfigError(f"engine {engine!r} is unknown; use 'compiled' or 'reference'")
+    cycles_iter = _compiled_run(compiled(config), source) if engine == "compiled" else _reference_run(fe, source)
     done_keys = [f"w{w}.done" for w in range(fe.W)]
     cycles = issued = nops = disc = err = 0
     finished = False
-    for t, (s, _) in enumerate(run_iter(fe, source.ibuffers(), source)):
+    for t, (s, issue, osched1, osched2) in enumerate(cycles_iter):
         if all(s[k] for k in done_keys):
             finished = True
             break
         if t == max_cycles:
             break
-        iw = fe.issue_choice(A, s)
+        iw = issue()
         if iw >= 0:
             if s[f"w{iw}.b0.cls"] == NOP_CLS:
                 nops += 1
             else:
                 issued += 1
-        disc += iw != osched1_choice(fe, A, s)
-        err += iw != osched2_choice(fe, A, s)
+        disc += iw != osched1()
+        err += iw != osched2()
         cycles = t + 1
     committed = issued * config.threads_per_warp
     return Metrics(workload.name, config.design, policy_label(config), config.warps, cycles, committed, issued,

@@ -118,3 +118,13 @@ def test_cli_malformed_workload_and_config_files(tmp_path, capsys):
     assert main(["simulate", str(bad)]) == 2
     assert main(["simulate", "psort", "--config", str(bad)]) == 2
     assert "malformed TOML" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("design, fetch, issue", [("baseline", "lrr", "gtlrr"), ("baseline", "gtlo", "icount"),
+                                                  ("swas", "lrr", "lo"), ("swas", "lrr", "srr")])
+def test_compiled_engine_gives_the_reference_figures(design, fetch, issue):
+    config = SMConfig(warps=4, design=design, fetch_policy=fetch, issue_policy=issue)
+    for name in ("kmeans", "blackscholes"):
+        w = builtin(name).scaled(0.2)
+        ref = simulate(w, config, 600, ICache(4, 4), engine="reference")
+        assert simulate(w, config, 600, ICache(4, 4), engine="compiled") == ref
