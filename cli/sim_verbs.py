@@ -48,6 +48,9 @@ def register(sub: Any) -> None:
     p.add_argument("--scale", type=float, default=1.0, metavar="F", help="scale every loop trip count by F")
     p.add_argument("--icache", default="16x4", metavar="LINESxSIZE",
                    help="direct-mapped I-cache: lines x instructions per line (default 16x4)")
+    p.add_argument("--engine", choices=("compiled", "reference"), default="compiled",
+                   help="compiled: the traced step as Python (fast); reference: the model's functions "
+                        "over the concrete algebra (same figures)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(func=_simulate)
 
@@ -115,7 +118,7 @@ def _simulate(a: argparse.Namespace) -> int:
     for w in workloads:
         if not a.json:
             print(f"  .. {w.name}: {len(configs)} run(s)", file=sys.stderr, flush=True)
-        rows += compare(w, configs, a.max_cycles, shape)
+        rows += compare(w, configs, a.max_cycles, shape, a.engine)
     if a.json:
         print(json.dumps({"config": base.to_json(), "icache": {"lines": shape[0], "line_size": shape[1]},
                           "max_cycles": a.max_cycles, "runs": [r.to_json() for r in rows]}))

@@ -148,9 +148,9 @@ def configurations(base: SMConfig, fetch: Sequence[str], issue: Sequence[str], s
 
 
 def compare(workload: Workload, configs: Sequence[SMConfig], max_cycles: int = DEFAULT_MAX_CYCLES,
-            icache_shape: tuple[int, int] = (16, 4)) -> list[Metrics]:
+            icache_shape: tuple[int, int] = (16, 4), engine: str = "compiled") -> list[Metrics]:
     """Run the same workload on each configuration (a fresh I-cache each time)."""
-    return [simulate(workload, c, max_cycles, ICache(*icache_shape)) for c in configs]
+    return [simulate(workload, c, max_cycles, ICache(*icache_shape), engine) for c in configs]
 
 
 COLUMNS = ("workload", "design", "policies", "warps", "cycles", "committed", "ipc", "discrepancies",
