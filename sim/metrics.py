@@ -26,6 +26,7 @@ from warpcheck.sim.driver import Feeder, initial_params, run_iter
 from warpcheck.sim.workloads import ICache, Workload, WorkloadSource
 
 DEFAULT_MAX_CYCLES = 200_000
+ENGINES = ("compiled", "reference", "native")
 
 
 @dataclass(frozen=True)
@@ -103,14 +104,17 @@ def simulate(workload: Workload, config: SMConfig, max_cycles: int = DEFAULT_MAX
              icache: ICache | None = None, engine: str = "compiled") -> Metrics:
     """Run ``workload`` on ``config`` until every warp is done or ``max_cycles`` pass.
 
-    ``engine``: "compiled" (the traced step, :mod:`warpcheck.sim.compiled`) or
-    "reference" (the model's functions over the concrete algebra); the two
-    give the same figures (tested).
+    ``engine``: "compiled" (the traced step, :mod:`warpcheck.sim.compiled`),
+    "reference" (the model's functions over the concrete algebra) or "native"
+    (numba, :mod:`warpcheck.sim.native`; compiles once per configuration);
+    all give the same figures (tested).
     """
     fe = FrontEnd(config)
     source = WorkloadSource(workload, config.warps, config.ibuffer, icache)
-    if engine not in ("compiled", "reference"):
-        raise ConfigError(f"engine {engine!r} is unknown; use 'compiled' or 'reference'")
+    if engine not in ENGINES:
+        raise ConfigError(f"engine {engine!r} is unknown; use one of: {', '.join(ENGINES)}")
+    if engine == "native":
+        return _native(workload, config, source, max_cycles)
     cycles_iter = _compiled_run(compiled(config), source) if engine == "compiled" else _reference_run(fe, source)
     done_keys = [f"w{w}.done" for w in range(fe.W)]
     cycles = issued = nops = disc = err = 0
@@ -134,6 +138,23 @@ def simulate(workload: Workload, config: SMConfig, max_cycles: int = DEFAULT_MAX
     return Metrics(workload.name, config.design, policy_label(config), config.warps, cycles, committed, issued,
                    committed / cycles if cycles else 0.0, disc, err, err / cycles if cycles else 0.0, nops,
                    finished, source.dynamic_count())
+
+
+_NATIVE: dict[str, Any] = {}
+
+
+def _native(workload: Workload, config: SMConfig, source: WorkloadSource, max_cycles: int) -> Metrics:
+    from warpcheck.sim.native import NativeFrontEnd, available
+    if not available():
+        raise ConfigError("engine 'native' needs numba; install it with: pip install 'warpcheck[fast]'")
+    key = json.dumps(config.to_json(), sort_keys=True)
+    if key not in _NATIVE:
+        _NATIVE[key] = NativeFrontEnd(FrontEnd(config))
+    cycles, issued, nops, disc, err, finished = (int(x) for x in _NATIVE[key].run([source], max_cycles)[0])
+    committed = issued * config.threads_per_warp
+    return Metrics(workload.name, config.design, policy_label(config), config.warps, cycles, committed, issued,
+                   committed / cycles if cycles else 0.0, disc, err, err / cycles if cycles else 0.0, nops,
+                   bool(finished), source.dynamic_count())
 
 
 def configurations(base: SMConfig, fetch: Sequence[str], issue: Sequence[str], swas: Sequence[str],

@@ -43,3 +43,10 @@ def test_native_equals_reference_baseline_w2():
                                                   ("swas", "lrr", "lrr")])
 def test_native_equals_reference(design, fetch, issue):
     _check(SMConfig(warps=4, design=design, fetch_policy=fetch, issue_policy=issue), 0.3, 5000)
+
+
+def test_simulate_native_engine_gives_the_compiled_figures():
+    from warpcheck.sim.metrics import simulate as run
+    config = SMConfig(warps=2, design="swas", issue_policy="gtlrr")
+    w = builtin("kmeans").scaled(0.2)
+    assert run(w, config, engine="native") == run(w, config, engine="compiled")
