@@ -16,8 +16,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from warpcheck.encodings.numpy_algebra import NumpyAlgebra
 from warpcheck.models.frontend import NOP_CLS, FrontEnd
 from warpcheck.models.oracles import osched1_choice, osched2_choice
+from warpcheck.sim.batch import BatchFeeder, initial_params
 from warpcheck.sim.compiled import Ref, TraceAlgebra, _is_ref
 from warpcheck.sim.workloads import WorkloadSource
 
@@ -123,18 +125,12 @@ class NativeFrontEnd:
 
     def _generate(self) -> str:
         T, outs, input_nodes = self._trace()
-        need, late = self._needed(T, outs, input_nodes)
-        early_lines, late_lines = [], []
-        for n in sorted(need):
-            op, args, extra = T.nodes[n]
-            if op == "var":
-                src, name = extra.split(":", 1)
-                line = f"t{n} = s{self.state_names.index(name)}" if src == "s" else f"t{n} = {name.replace('.', '_')}"
-            elif op == "tuple":
-                line = f"t{n} = {_tuple(args[0])}"
-            else:
-                line = f"t{n} = {_expr(op, args, extra)}"
-            (late_lines if n in late else early_lines).append(line)
+        core_outs = {k: v for k, v in outs.items() if k not in ("o1", "o2")}
+        need, late = self._needed(T, core_outs, input_nodes)
+        need_oracles, _ = self._needed(T, {"o1": outs["o1"], "o2": outs["o2"]}, input_nodes)
+        early_lines, late_lines = [self._line(T, n) for n in sorted(need) if n not in late], []
+        late_lines = [self._line(T, n) for n in sorted(late)]
+        oracle_lines = [self._line(T, n) for n in sorted(need_oracles - need)]
         k = len(self.state_names)
         load = "; ".join(f"s{j} = S[e, {j}]" for j in range(k))
         new = ", ".join(f"s{j}" for j in range(k))
@@ -180,6 +176,7 @@ def run_lanes(S, PC, CLS, DEP, TK, WARM, POS, MISSED, TAGS, LINES, LSIZE, PLEN, 
 {ind}    else:
 {ind}        issued += 1
 {ind}if ORACLES:
+{ind}    {(chr(10) + ind + "    ").join(oracle_lines) or "pass"}
 {ind}    disc += 1 if iw != {_c(outs["o1"])} else 0
 {ind}    err += 1 if iw != {_c(outs["o2"])} else 0
 {ind}cycles = t + 1
@@ -189,6 +186,15 @@ def run_lanes(S, PC, CLS, DEP, TK, WARM, POS, MISSED, TAGS, LINES, LSIZE, PLEN, 
         OUT[e, 0] = cycles; OUT[e, 1] = issued; OUT[e, 2] = nops; OUT[e, 3] = disc; OUT[e, 4] = err
         OUT[e, 5] = finished
 ''')
+
+    def _line(self, T: TraceAlgebra, n: int) -> str:
+        op, args, extra = T.nodes[n]
+        if op == "var":
+            src, name = extra.split(":", 1)
+            return f"t{n} = s{self.state_names.index(name)}" if src == "s" else f"t{n} = {name.replace('.', '_')}"
+        if op == "tuple":
+            return f"t{n} = {_tuple(args[0])}"
+        return f"t{n} = {_expr(op, args, extra)}"
 
     @staticmethod
     def _needed(T: TraceAlgebra, outs: dict[str, Any], input_nodes: set[int]) -> tuple[set[int], set[int]]:
@@ -220,8 +226,6 @@ def run_lanes(S, PC, CLS, DEP, TK, WARM, POS, MISSED, TAGS, LINES, LSIZE, PLEN, 
 
     def run(self, sources: Sequence[WorkloadSource], max_cycles: int, oracles: bool = True) -> np.ndarray:
         """Run every lane to completion (or ``max_cycles``): rows of (cycles, issued, nops, disc, err, finished)."""
-        from warpcheck.sim.batch import BatchFeeder, initial_params
-        from warpcheck.encodings.numpy_algebra import NumpyAlgebra
         fe, n = self.fe, len(sources)
         A = NumpyAlgebra(n)
         s0 = fe.init(A, initial_params(fe, sources))
