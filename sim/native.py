@@ -12,6 +12,11 @@ whether it is there.  Tests compare every figure with the concrete simulator.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -23,19 +28,21 @@ from warpcheck.sim.batch import BatchFeeder, initial_params
 from warpcheck.sim.compiled import Ref, TraceAlgebra, _is_ref
 from warpcheck.sim.workloads import WorkloadSource
 
+CACHE_ENV = "WARPCHECK_CACHE_DIR"
+
 HELPERS = '''
-@njit
+@njit(cache=CACHE)
 def _sel(t, i):
     return t[i] if 0 <= i < len(t) else t[len(t) - 1]
 
-@njit
+@njit(cache=CACHE)
 def _first_true(t, none):
     for j in range(len(t)):
         if t[j]:
             return j
     return none
 
-@njit
+@njit(cache=CACHE)
 def _first_from(t, start, none):
     n = len(t)
     for j in range(n):
@@ -44,7 +51,7 @@ def _first_from(t, start, none):
             return k
     return none
 
-@njit
+@njit(cache=CACHE)
 def _argmin_true(bits, keys, none):
     best = none
     bk = 0
@@ -138,7 +145,7 @@ class NativeFrontEnd:
         store = "; ".join(f"S[e, {j}] = s{j}" for j in range(k))
         ind = " " * 12
         return (HELPERS + f'''
-@njit(cache=False)
+@njit(cache=CACHE)
 def run_lanes(S, PC, CLS, DEP, TK, WARM, POS, MISSED, TAGS, LINES, LSIZE, PLEN, MAXC, ORACLES, OUT):
     for e in range(S.shape[0]):
         {load}
@@ -216,13 +223,37 @@ def run_lanes(S, PC, CLS, DEP, TK, WARM, POS, MISSED, TAGS, LINES, LSIZE, PLEN, 
         return need, late
 
     def function(self) -> Any:
-        """The compiled lane loop (numba compiles it on the first call)."""
+        """The compiled lane loop (numba compiles it on the first call).
+
+        With ``WARPCHECK_CACHE_DIR`` set, the generated module is written
+        there (named by its hash) and numba keeps its machine code beside it,
+        so a later process skips the compile (minutes at W = 32).
+        """
         if self._fn is None:
-            from numba import njit
-            env: dict[str, Any] = {"njit": njit}
-            exec(compile(self.source, f"<native {self.fe.name}>", "exec"), env)  # noqa: S102 - generated here
-            self._fn = env["run_lanes"]
+            cache = os.environ.get(CACHE_ENV)
+            self._fn = self._load_cached(Path(cache)) if cache else self._load_fresh()
         return self._fn
+
+    def _load_fresh(self) -> Any:
+        from numba import njit
+        env: dict[str, Any] = {"njit": njit, "CACHE": False}
+        exec(compile(self.source, f"<native {self.fe.name}>", "exec"), env)  # noqa: S102 - generated here
+        return env["run_lanes"]
+
+    def _load_cached(self, folder: Path) -> Any:
+        text = "from numba import njit\nCACHE = True\n" + self.source
+        digest = hashlib.sha256(text.encode()).hexdigest()[:20]
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"warpcheck_native_{digest}.py"
+        if not path.exists():
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(text)
+            tmp.replace(path)
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module  # numba's cache re-imports the module by name
+        spec.loader.exec_module(module)
+        return module.run_lanes
 
     def run(self, sources: Sequence[WorkloadSource], max_cycles: int, oracles: bool = True) -> np.ndarray:
         """Run every lane to completion (or ``max_cycles``): rows of (cycles, issued, nops, disc, err, finished)."""

@@ -50,3 +50,14 @@ def test_simulate_native_engine_gives_the_compiled_figures():
     config = SMConfig(warps=2, design="swas", issue_policy="gtlrr")
     w = builtin("kmeans").scaled(0.2)
     assert run(w, config, engine="native") == run(w, config, engine="compiled")
+
+
+def test_cache_dir_keeps_the_generated_module_and_gives_the_same_figures(tmp_path, monkeypatch):
+    monkeypatch.setenv(native.CACHE_ENV, str(tmp_path))
+    fe = FrontEnd(SMConfig(warps=1, design="swas"))
+    wls = [builtin("sgemm").scaled(0.2)]
+    first = native.NativeFrontEnd(fe).run(sources_for(wls, 1, 4), 10_000)
+    again = native.NativeFrontEnd(fe).run(sources_for(wls, 1, 4), 10_000)
+    assert (first == again).all() and len(list(tmp_path.glob("warpcheck_native_*.py"))) == 1
+    monkeypatch.delenv(native.CACHE_ENV)
+    assert (native.NativeFrontEnd(fe).run(sources_for(wls, 1, 4), 10_000) == first).all()
