@@ -49,6 +49,7 @@ class Metrics:
     dynamic_instructions: int  # what the workload's warps execute in a full run
 
     def to_json(self) -> dict[str, Any]:
+        """The figures as a JSON object."""
         return asdict(self)
 
 
@@ -78,6 +79,7 @@ class _CompiledBook(StreamBook):
         self.cfe = cfe
 
     def fetcher(self, s: Mapping[str, Any], A: Any) -> int | None:
+        """The warp fetching on the correct path (None: no such fetch)."""
         fw = self.cfe.fetch_choice(s, None)
         if fw < 0 or s[f"w{fw}.pend"]:
             return None

@@ -250,4 +250,5 @@ class WorkloadSource:
         return self.memo[key]
 
     def dynamic_count(self) -> int:
+        """Instructions all warps execute (warm-start ones included)."""
         return sum(len(p) for p in self.paths)
