@@ -10,7 +10,9 @@ divergent branch first splits the running group's atom in two.
 
 A stack is kept canonical: atoms that belong to exactly the same entries are
 merged (no analysis can tell them apart) and atoms are numbered by their
-membership, so equal situations give equal stacks.  A concrete stack maps to
+membership, so equal situations give equal stacks; a running PTX
+reconvergence entry is typed NIL, since a warp that reconverged behaves as
+one that never split.  A concrete stack maps to
 its abstract stack by taking each membership class of threads as an atom.
 Since atoms are non-empty and disjoint, a warp of W threads has at most W of
 them: a split beyond that is infeasible.
@@ -21,7 +23,7 @@ from dataclasses import replace
 from typing import Mapping
 
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.simt_stack import Stack
+from warpcheck.models.simt_stack import NIL, REC, Stack
 
 Facts = Mapping[int, frozenset]  # group mask (over atoms) -> registers that may differ in the group
 
@@ -55,6 +57,8 @@ def canonical(stack: Stack, facts: Facts | None = None) -> tuple[Stack, dict[int
         return out
 
     new_stack = tuple(replace(e, mask=remap(e.mask)) for e in stack)
+    if new_stack and new_stack[-1].kind == REC:  # a running entry's type has no effect; reconverged == never split
+        new_stack = new_stack[:-1] + (replace(new_stack[-1], kind=NIL),)
     new_facts: dict[int, frozenset] = {}
     for mask, regs in (facts or {}).items():
         key = remap(mask)

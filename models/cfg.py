@@ -27,6 +27,7 @@ DEFAULT_LATENCIES: Mapping[str, int] = {
 }
 # Memory accesses outside global/local memory are cheaper than the "mem" class.
 DEFAULT_SPACE_LATENCIES: Mapping[str, int] = {"param": 4, "const": 4, "shared": 20}
+CLASSES_WITH_LATENCY = tuple(DEFAULT_LATENCIES) + tuple(DEFAULT_SPACE_LATENCIES)
 
 CONTROL = ("bra", "ret", "exit", "sync")
 
@@ -44,10 +45,12 @@ class CostModel:
     space_latencies: Mapping[str, int] = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        lat = dict(DEFAULT_LATENCIES)
-        lat.update(self.latencies or {})
+        given = dict(self.latencies or {})
         spaces = dict(DEFAULT_SPACE_LATENCIES)
+        spaces.update({k: given.pop(k) for k in list(given) if k in DEFAULT_SPACE_LATENCIES})
         spaces.update(self.space_latencies or {})
+        lat = dict(DEFAULT_LATENCIES)
+        lat.update(given)
         for name, value in list(lat.items()) + list(spaces.items()):
             if not isinstance(value, int) or value < 0:
                 raise ConfigError(f"latency of {name!r} is {value!r}; use a non-negative integer")
