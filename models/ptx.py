@@ -207,3 +207,37 @@ def _strip_comments(lines: list[str]) -> list[tuple[int, str]]:
         if text:
             out.append((n, text))
     return out
+
+
+def format_ptx(kernel: Kernel) -> str:
+    """PTX text of a kernel that parses back to the same instructions, labels and parameters."""
+    params = ",\n".join(f"\t.param .b64 {p}" for p in kernel.params)
+    lines = [".version 7.0", ".target sm_75", ".address_size 64", "",
+             f".visible .entry {kernel.name}(" + ("\n" + params + "\n" if params else "") + ")", "{"]
+    at: dict[int, list[str]] = {}
+    for label, pc in kernel.labels.items():
+        at.setdefault(pc, []).append(label)
+    for pc, ins in enumerate(kernel.instructions):
+        lines += [f"{label}:" for label in sorted(at.get(pc, []))]
+        lines.append("\t" + format_instruction(ins))
+    lines += [f"{label}:" for label in sorted(at.get(len(kernel.instructions), []))]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def format_instruction(ins: Instruction) -> str:
+    """One PTX statement for ``ins``."""
+    operands = [_join_defs(ins.dst)] if ins.dst else []
+    operands += list(ins.srcs)
+    if ins.target is not None:
+        operands.append(ins.target)
+    guard = f"@{ins.guard} " if ins.guard else ""
+    return f"{guard}{ins.opcode}" + (" " + ", ".join(operands) if operands else "") + ";"
+
+
+def _join_defs(dst: tuple[str, ...]) -> str:
+    if len(dst) == 1:
+        return dst[0]
+    if all(d.startswith("%p") for d in dst) and len(dst) == 2:
+        return "|".join(dst)
+    return "{" + ", ".join(dst) + "}"

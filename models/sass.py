@@ -110,3 +110,18 @@ def _instruction(text: str, raw: str, filename: str, lineno: int) -> Instruction
         cls = "fdiv" if "RCP" in op else "fsqrt"
     space = _SPACES.get(base, "generic") if cls == "mem" else None
     return Instruction(op, dst, srcs, guard, target, cls, text, space, None, None, lineno)
+
+
+def format_sass(kernel: Kernel) -> str:
+    """SASS-style text of a kernel that parses back to the same instructions and labels."""
+    lines = [f".kernel {kernel.name}"] + ([f".param {', '.join(kernel.params)}"] if kernel.params else [])
+    at: dict[int, list[str]] = {}
+    for label, pc in kernel.labels.items():
+        at.setdefault(pc, []).append(label)
+    for pc, ins in enumerate(kernel.instructions):
+        lines += [f"{label}:" for label in sorted(at.get(pc, []))]
+        operands = ([ins.target] if ins.target else []) + list(ins.dst) + list(ins.srcs)
+        guard = f"@{ins.guard} " if ins.guard else ""
+        lines.append(f"        {guard}{ins.opcode}" + (" " + ", ".join(operands) if operands else "") + " ;")
+    lines += [f"{label}:" for label in sorted(at.get(len(kernel.instructions), []))]
+    return "\n".join(lines) + "\n"
