@@ -99,17 +99,50 @@ class KernelCFG:
             return out
         if last.base in ("ret", "exit"):
             return [EXIT_PC] + ([block.end] if last.guard is not None and block.end < len(self.kernel) else [])
-        if last.base == "sync":  # threads wait at their SSY target: its label follows as an edge
-            return [self._ssy_target_after(block)] if last.guard is None else [self._ssy_target_after(block), block.end]
+        if last.base == "sync":  # a thread resumes at the target of the innermost open SSY
+            tops = sorted({s[-1] if s else EXIT_PC for s in self._ssy_scopes.get(block.index, {()})})
+            return tops if last.guard is None else tops + [block.end]
         return [block.end] if block.end < len(self.kernel) else [EXIT_PC]
 
-    def _ssy_target_after(self, block: BasicBlock) -> int:
-        """The SSY target a SYNC in ``block`` waits for: the nearest preceding SSY's target."""
-        for pc in range(block.end - 1, -1, -1):
-            ins = self.kernel.instructions[pc]
-            if ins.base == "ssy":
-                return self.kernel.target_pc(pc)
-        return EXIT_PC
+    @cached_property
+    def _ssy_scopes(self) -> dict[int, set[tuple[int, ...]]]:
+        """Block index -> the stacks of open SSY targets a thread may have at the block's SYNC."""
+        at_entry: dict[int, set] = {0: {()}}
+        at_sync: dict[int, set] = {}
+        work = [(0, ())]
+        while work:
+            index, scope = work.pop()
+            block = self.blocks[index]
+            for pc in range(block.start, block.end):
+                if self.kernel.instructions[pc].base == "ssy" and len(scope) < 64:
+                    scope = scope + (self.kernel.target_pc(pc),)
+            last = self.kernel.instructions[block.end - 1]
+            succ = []
+            if last.base == "sync":
+                at_sync.setdefault(index, set()).add(scope)
+                succ = [(scope[-1], scope[:-1])] if scope else []
+                if last.guard is not None and block.end < len(self.kernel):
+                    succ.append((block.end, scope))
+            elif last.base in ("ret", "exit") and last.guard is None:
+                succ = []
+            else:
+                succ = [(pc, scope) for pc in self._plain_successors(block)]
+            for pc, s in succ:
+                target = self.block_at[pc]
+                if s not in at_entry.setdefault(target, set()):
+                    at_entry[target].add(s)
+                    work.append((target, s))
+        return at_sync
+
+    def _plain_successors(self, block: BasicBlock) -> list[int]:
+        """Successor pcs of a block that does not end with SYNC (no EXIT_PC)."""
+        last = self.kernel.instructions[block.end - 1]
+        out = []
+        if last.base == "bra":
+            out.append(self.kernel.target_pc(block.end - 1))
+        if (last.base != "bra" or last.guard is not None) and block.end < len(self.kernel):
+            out.append(block.end)
+        return out
 
     def _build_graph(self) -> nx.DiGraph:
         g = nx.DiGraph()
