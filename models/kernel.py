@@ -8,6 +8,7 @@ and its *class*, which fixes its latency on an SM configuration.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping
 
 from warpcheck.models.errors import ConfigError
@@ -56,7 +57,7 @@ class Instruction:
     def is_branch(self) -> bool:
         return self.cls == "branch"
 
-    @property
+    @cached_property
     def base(self) -> str:
         """The opcode without its modifiers, lower case (``setp.lt.s32`` -> ``setp``)."""
         return self.opcode.split(".")[0].lower()

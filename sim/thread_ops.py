@@ -15,6 +15,7 @@ import math
 import re
 import struct
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from warpcheck.models.kernel import Instruction
 
@@ -48,6 +49,26 @@ class ThreadState:
         self.special = _specials(lane, inputs)
 
 
+@lru_cache(maxsize=None)
+def _operand_kind(op: str) -> tuple[str, object]:
+    """Classify an operand once: register, negated, not, constant, address, symbol."""
+    if op in ("RZ",):
+        return "const", 0
+    if op == "PT":
+        return "const", True
+    if op.startswith("!"):
+        return "not", op[1:]
+    if op.startswith("-") and not re.fullmatch(r"-[\d.]+(e[-+]?\d+)?|-0x[0-9a-fA-F]+", op):
+        return "neg", op[1:]
+    if op.startswith("%") or re.fullmatch(r"[RP]\d+|SR_[A-Z_]+(\.[XYZ])?", op):
+        return "reg", op
+    if op.startswith("["):
+        return "addr", op
+    if re.fullmatch(r"[A-Za-z_$][\w$]*", op):
+        return "symbol", op
+    return "const", _immediate(op, None)
+
+
 def _specials(lane: int, inputs: WarpInputs) -> dict:
     s = {"%laneid": lane, "SR_LANEID": lane, "%warpid": 0}
     for i, axis in enumerate("xyz"):
@@ -72,29 +93,29 @@ class Machine:
     # -- operands ---------------------------------------------------------
     def value(self, t: ThreadState, operand: str, dtype: str | None = None):
         """The value of one source operand for thread ``t``."""
-        neg = operand.startswith("-") and not re.fullmatch(r"-[\d.]+(e[-+]?\d+)?|-0x[0-9a-fA-F]+", operand)
-        op = operand[1:] if neg else operand
-        v = self._raw(t, op, dtype)
-        return -v if neg else v
+        return self._raw(t, operand, dtype)
 
     def _raw(self, t: ThreadState, op: str, dtype: str | None):
+        kind, payload = _operand_kind(op)
+        if kind == "reg":
+            if op in t.special:
+                return t.special[op]
+            return t.regs.get(op, False if op.startswith(("%p", "P")) else 0)
+        if kind == "neg":
+            return -self._raw(t, payload, dtype)
+        if kind == "not":
+            return not self._raw(t, payload, dtype)
+        if kind == "const":
+            return payload
+        if kind == "addr":
+            return self.address(t, op)
         if op in t.special:
             return t.special[op]
-        if op in ("RZ",):
-            return 0
-        if op == "PT":
-            return True
-        if op.startswith("!"):
-            return not self._raw(t, op[1:], dtype)
-        if op.startswith("%") or re.fullmatch(r"[RP]\d+", op):
-            return t.regs.get(op, False if op.startswith(("%p", "P")) else 0)
-        if op.startswith("["):
-            return self.address(t, op)
         if op in self.params:
             return self.params[op]
         if op in self.symbols:
             return self.symbols[op]
-        if re.fullmatch(r"[A-Za-z_$][\w$]*", op):  # a symbol (shared array): a fixed address of its own
+        if kind == "symbol":  # a symbol (shared array): a fixed address of its own
             digest = hashlib.blake2b(op.encode(), digest_size=4).digest()
             return self.symbols.setdefault(op, (1 << 40) + (int.from_bytes(digest, "little") << 12))
         return _immediate(op, dtype)
@@ -127,9 +148,7 @@ class Machine:
 
     def execute(self, t: ThreadState, ins: Instruction) -> None:
         """Run ``ins`` for thread ``t`` (its guard already checked)."""
-        base = _SASS_ALIAS.get(ins.base, ins.base)
-        parts = ins.opcode.lower().split(".")
-        dtype = ins.dtype or ("f32" if ins.base in ("fadd", "fmul", "ffma", "fsetp") else "s32")
+        base, parts, dtype = _decode(ins)
         if base in ("bar", "bra", "ssy", "sync", "exit", "ret", "membar", "fence", "nop", "pragma"):
             return
         if base == "st":
@@ -169,6 +188,14 @@ class Machine:
                 t.regs[d] = bool(val)
             else:
                 t.regs[d] = _wrap(val, dtype)
+
+
+@lru_cache(maxsize=4096)
+def _decode(ins: Instruction) -> tuple[str, list[str], str]:
+    """The semantic opcode, the opcode's parts and the operand type of ``ins``."""
+    base = _SASS_ALIAS.get(ins.base, ins.base)
+    dtype = ins.dtype or ("f32" if ins.base in ("fadd", "fmul", "ffma", "fsetp") else "s32")
+    return base, ins.opcode.lower().split("."), dtype
 
 
 def _compute(base: str, parts: list[str], a: list, dtype: str, ins: Instruction):
