@@ -10,7 +10,11 @@ bound maximises ``sum(cost(block) * count(node))`` subject to
   connected component; irreducible warp-level graphs are fine) is attributed
   to the innermost thread-level loop ``L`` containing all its blocks; the
   region's edges into nodes of ``L``'s header are then cut and the components
-  found again (the cycles left lie in loops nested in ``L``).  With ``N`` the bound of ``L`` (at most ``N`` executions of ``L``'s
+  found again (the cycles left lie in loops nested in ``L``);
+* segment bounds: per thread-level loop, all executions of its header are at
+  most ``N`` times the number of *segments*: stays in the loop along which the
+  running group only shrinks (a divergent exit leaves the others iterating,
+  which the region bounds alone count twice).  With ``N`` the bound of ``L`` (at most ``N`` executions of ``L``'s
   header per thread and entry into ``L``), the region's executions of ``L``'s
   header are at most ``N`` times the flow entering the region.  Within one
   stay in the region the running group only shrinks or reconverges, so some
@@ -82,6 +86,36 @@ def build_problem(wcfg: WarpCFG, bounds: Mapping[str, int], default_bound: int |
 
 
 def _loop_constraints(wcfg: WarpCFG, prob: IpetProblem, bounds, default_bound) -> None:
+    _region_constraints(wcfg, prob, bounds, default_bound)
+    for header, body in wcfg.cfg.loops.items():
+        _segment_constraint(wcfg, prob, header, body, bounds, default_bound)
+
+
+def _segment_constraint(wcfg: WarpCFG, prob: IpetProblem, header: int, body: frozenset, bounds,
+                        default_bound) -> None:
+    """Bound all executions of a thread-level loop's header by its bound times the segment starts.
+
+    A segment is a stay of the warp in the loop's blocks along which the running
+    group only shrinks; it starts with an edge from outside the loop or with an
+    edge whose new running group holds threads that were not running.  The
+    threads still running at a segment's end ran all of it, so it executes the
+    header at most N times.
+    """
+    inside = {n for n in wcfg.graph.nodes if n != END and wcfg.block(n) in body}
+    heads = {n for n in inside if wcfg.block(n) == header}
+    if not heads:
+        return
+    bound = _bound(wcfg, wcfg.cfg.blocks[header].label, bounds, default_bound)
+    lhs: dict[int, int] = {}
+    for i, (u, v) in enumerate(prob.edges):
+        if v in heads:
+            lhs[i] = lhs.get(i, 0) + 1
+        if v in inside and (u not in inside or not wcfg.graph.edges[u, v].get("shrinks", False)):
+            lhs[i] = lhs.get(i, 0) - bound
+    prob.inequalities.append(({i: c for i, c in lhs.items() if c}, 0))
+
+
+def _region_constraints(wcfg: WarpCFG, prob: IpetProblem, bounds, default_bound) -> None:
     graph = nx.DiGraph(wcfg.graph.subgraph([n for n in wcfg.graph.nodes if n != END]))
     work = [graph]
     while work:

@@ -10,6 +10,8 @@ guard agrees across the running group cannot diverge, which prunes
 infeasible divergence.  Agreement facts are joined per node (a register
 that may differ on one incoming path may differ), so nodes are revisited
 until the facts are stable; edges only ever grow, so this terminates.
+An edge is marked ``shrinks`` when the group running after it is always a
+subset of the group that ran before it (IPET uses this for loop bounds).
 """
 from __future__ import annotations
 
@@ -114,20 +116,26 @@ class _Builder:
                 stack = st.ssy(stack, self.kernel.target_pc(pc), pc + 1)
             elif self.va:
                 facts = transfer(ins, facts, group)
-        for kind, new_stack, new_facts in self._outcomes(stack, facts, block.end - 1):
+        for kind, new_stack, new_facts, old_top in self._outcomes(stack, facts, block.end - 1):
             if atom_count(new_stack) > self.width:
                 continue
+            shrinks = bool(new_stack) and not new_stack[-1].mask & ~old_top
             new_stack, new_facts = canonical(new_stack, new_facts)
             target = END if not new_stack else self._visit(new_stack, new_facts)
             self.graph.add_edge(node, target)
-            self.graph.edges[node, target].setdefault("kinds", set()).add(kind)
+            data = self.graph.edges[node, target]
+            data.setdefault("kinds", set()).add(kind)
+            data["shrinks"] = data.get("shrinks", True) and shrinks
 
     def _outcomes(self, stack: st.Stack, facts: dict, pc: int):
-        """(kind, stack, facts) for every possible effect of the block's last instruction."""
+        """(kind, stack, facts, running mask) for every possible effect of the block's last instruction.
+
+        The running mask is the group that ran the block, in the numbering of the new stack.
+        """
         ins = self.kernel.instructions[pc]
         nxt, syntax, group = pc + 1, self.kernel.syntax, stack[-1].mask
         if ins.base not in ("bra", "exit", "ret", "sync"):
-            return [("fallthrough", st.goto(stack, nxt, syntax), facts)]
+            return [("fallthrough", st.goto(stack, nxt, syntax), facts, group)]
         may_diverge = ins.guard is not None and (not self.va or guard_varies(ins, facts.get(group, frozenset())))
         if ins.base == "bra" and ins.guard is not None:
             seen = self.branches.setdefault(pc, {"reached": True, "uniform": True})
@@ -135,13 +143,13 @@ class _Builder:
             seen["uniform"] = seen["uniform"] and not may_diverge
         whole = self._apply(ins, stack, group, nxt)
         if ins.guard is None:
-            return [(ins.base, whole, self._drop(ins, facts, group))]
-        out = [(f"{ins.base}-all", whole, self._drop(ins, facts, group)),
-               (f"{ins.base}-none", self._apply(ins, stack, 0, nxt), facts)]
+            return [(ins.base, whole, self._drop(ins, facts, group), group)]
+        out = [(f"{ins.base}-all", whole, self._drop(ins, facts, group), group),
+               (f"{ins.base}-none", self._apply(ins, stack, 0, nxt), facts, group)]
         if may_diverge:
             split, split_facts, first, _ = split_top(stack, facts)
             out.append((f"{ins.base}-diverge", self._apply(ins, split, first, nxt),
-                        self._drop(ins, split_facts, first)))
+                        self._drop(ins, split_facts, first), split[-1].mask))
         return out
 
     def _apply(self, ins, stack: st.Stack, threads: int, nxt: int) -> st.Stack:
