@@ -109,7 +109,7 @@ def _branches(wcfg: WarpCFG) -> list[dict]:
     for pc, info in wcfg.branches.items():
         block = next(b for b in wcfg.cfg.blocks if b.start <= pc < b.end)
         out.append({"block": block.label, "pc": pc, "uniform": bool(info["uniform"]), "reached": info["reached"],
-                    "instruction": wcfg.kernel.instructions[pc].text})
+                    "instruction": " ".join(wcfg.kernel.instructions[pc].text.split())})
     return out
 
 

@@ -68,6 +68,9 @@ def build_problem(wcfg: WarpCFG, bounds: Mapping[str, int], default_bound: int |
                   cost: CostModel) -> IpetProblem:
     """The IPET constraint system of a warp-level CFG."""
     g = wcfg.graph
+    if END not in nx.descendants(g, wcfg.entry):
+        raise ConfigError(f"a warp running kernel {wcfg.kernel.name!r} never finishes (no path reaches the exit); "
+                          f"every loop needs a way out")
     nodes = [n for n in g.nodes if n != END]
     edges = [(START, wcfg.entry)] + [(u, v) for u, v in g.edges]
     node_cost = {n: wcfg.cfg.block_cost(wcfg.cfg.blocks[wcfg.block(n)], cost) for n in nodes}

@@ -66,7 +66,7 @@ def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
         if rest:
             instructions.append(_instruction(rest, raw, filename, lineno))
     if not instructions or any(pc == len(instructions) for pc in labels.values()) \
-            or instructions[-1].base not in ("exit", "ret", "bra", "sync"):
+            or instructions[-1].base not in ("exit", "ret", "bra", "sync") or instructions[-1].guard is not None:
         instructions.append(Instruction("EXIT", cls="exit", text="EXIT ; // implicit"))
     for ins in instructions:
         if ins.target is not None and ins.target not in labels:
