@@ -288,7 +288,9 @@ def _simt(a: argparse.Namespace) -> int:
 
     kernel = load_kernel(a.kernel, a.entry)
     inputs = load_inputs(a.inputs, kernel)
-    run = run_warp(kernel, inputs, a.threads, _cost_model(a), a.max_steps)
+    if a.warp < 0:
+        raise ConfigError(f"--warp is {a.warp!r}; use a non-negative warp index within the block")
+    run = run_warp(kernel, inputs, a.threads, _cost_model(a), a.max_steps, a.warp)
     from warpcheck.models.cfg import KernelCFG
 
     cfg = KernelCFG(kernel)
@@ -355,5 +357,7 @@ def register(sub) -> None:
     _add_cost(p)
     p.add_argument("--threads", type=int, default=32, metavar="W", help="warp width (default 32)")
     p.add_argument("--inputs", metavar="FILE", help="parameters, block index/size and memory seed")
+    p.add_argument("--warp", type=int, default=0, metavar="N",
+                   help="which warp of the block runs (%%tid.x = N * W + lane; default 0)")
     p.add_argument("--max-steps", type=int, default=200000, metavar="N", help="give up after N blocks")
     p.set_defaults(func=_simt)

@@ -30,17 +30,28 @@ class SimtRun:
     cycles: int = 0
     guards: list[tuple[int, int, int]] = field(default_factory=list)  # (pc, active mask, guard-true mask)
     header_counts: dict = field(default_factory=dict)  # (thread, header block) -> max executions per loop entry
+    accesses: list[MemoryAccess] = field(default_factory=list)  # every memory instruction the warp ran
+
+
+@dataclass(frozen=True)
+class MemoryAccess:
+    """One memory instruction run by the warp: its pc, state space, kind and per-lane addresses."""
+
+    pc: int
+    space: str
+    kind: str  # "load", "store" or "atomic"
+    addresses: tuple[tuple[int, int], ...]  # (lane, byte address) for the lanes whose guard held
 
 
 def run_warp(kernel: Kernel, inputs: WarpInputs, threads: int = 32, cost: CostModel | None = None,
-             max_steps: int = 200000) -> SimtRun:
-    """Run one warp of ``threads`` threads through ``kernel``."""
+             max_steps: int = 200000, warp: int = 0) -> SimtRun:
+    """Run warp ``warp`` of its block (``threads`` lanes, ``%tid.x = warp * threads + lane``) through ``kernel``."""
     if not 1 <= threads <= 64:
         raise ConfigError(f"--threads is {threads!r}; a warp has 1 to 64 threads")
     cost = cost or CostModel()
     cfg = KernelCFG(kernel)
     machine = Machine(kernel.params, inputs, {})
-    state = [ThreadState(lane, inputs) for lane in range(threads)]
+    state = [ThreadState(lane, inputs, warp, threads) for lane in range(threads)]
     stack = st.initial((1 << threads) - 1)
     run = SimtRun()
     loops = _LoopCounter(cfg)
@@ -75,10 +86,20 @@ def _run_block(kernel: Kernel, cfg: KernelCFG, machine: Machine, state, stack: s
             if ins.base == "bra" and ins.guard is not None:
                 run.guards.append((pc, mask, holds))
             return _terminate(kernel, cfg, stack, block, ins, pc, holds)
+        if ins.cls == "mem" and ins.space not in ("param",) and ins.srcs:
+            run.accesses.append(_access(machine, state, ins, pc, holds))
         for t in state:
             if holds >> t.lane & 1:
                 machine.execute(t, ins)
     return st.goto(stack, block.end, kernel.syntax)
+
+
+def _access(machine: Machine, state, ins, pc: int, holds: int) -> MemoryAccess:
+    """The per-lane addresses of a memory instruction, before it runs."""
+    operand = next((o for o in ins.srcs if o.startswith("[")), ins.srcs[0])
+    kind = "store" if ins.base in ("st", "stg", "sts", "stl") else "load" if ins.base.startswith("ld") else "atomic"
+    addresses = tuple((t.lane, machine.address(t, operand)) for t in state if holds >> t.lane & 1)
+    return MemoryAccess(pc, ins.space or "generic", kind, addresses)
 
 
 def _terminate(kernel: Kernel, cfg: KernelCFG, stack, block, ins, pc: int, holds: int) -> st.Stack:

@@ -43,10 +43,10 @@ class WarpInputs:
 class ThreadState:
     """Registers and special registers of one thread."""
 
-    def __init__(self, lane: int, inputs: WarpInputs) -> None:
+    def __init__(self, lane: int, inputs: WarpInputs, warp: int = 0, width: int = 32) -> None:
         self.lane = lane
         self.regs: dict[str, object] = {}
-        self.special = _specials(lane, inputs)
+        self.special = _specials(lane, inputs, warp, width)
 
 
 @lru_cache(maxsize=None)
@@ -69,10 +69,10 @@ def _operand_kind(op: str) -> tuple[str, object]:
     return "const", _immediate(op, None)
 
 
-def _specials(lane: int, inputs: WarpInputs) -> dict:
-    s = {"%laneid": lane, "SR_LANEID": lane, "%warpid": 0}
+def _specials(lane: int, inputs: WarpInputs, warp: int = 0, width: int = 32) -> dict:
+    s = {"%laneid": lane, "SR_LANEID": lane, "%warpid": warp}
     for i, axis in enumerate("xyz"):
-        tid = lane if axis == "x" else 0
+        tid = warp * width + lane if axis == "x" else 0
         for name, val in (("tid", tid), ("ntid", inputs.ntid[i]), ("ctaid", inputs.ctaid[i]),
                           ("nctaid", inputs.nctaid[i])):
             s[f"%{name}.{axis}"] = val

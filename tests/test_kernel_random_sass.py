@@ -76,7 +76,7 @@ def program(stmts) -> str:
     return ".kernel random\n.param n\n" + "\n".join(out.lines + ["STG [R0], R1 ;", "EXIT ;"]) + "\n"
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(statements(), s.integers(0, 8), s.integers(0, 10 ** 6), s.integers(1, 32), s.integers(0, 8))
 def test_random_structured_kernels_are_sound(stmts, n, seed, threads, int_max):
     kernel = parse_sass(program(stmts), "random.sass")[0]

@@ -76,3 +76,16 @@ def test_a_concrete_run_of_the_slides_example_follows_a_c_b_d():
     assert labels == ["pc0", "TARGET1", "pc4", "TARGET2"]
     assert masks == [ALL8, P0, ~P0 & ALL8, ALL8]
     assert all(warp_cfg(SLIDES).node_of(from_concrete(s)) is not None for s in run.stacks[:-1])
+
+
+def test_the_run_records_per_lane_addresses_of_memory_instructions():
+    from kernel_fixtures import PTX
+
+    path = next(p for p in PTX if p.stem == "backprop")
+    k = kernel(path)
+    params = dict(zip(k.params, [1 << 24, 2 << 24, 3 << 24, 2, 64]))
+    run = run_warp(k, WarpInputs(params=params, ntid=(64, 1, 1)), threads=32, warp=1)
+    stores = [a for a in run.accesses if a.kind == "store"]
+    assert len(stores) == 1 and stores[0].space == "global"
+    # hidden[j] with j = 32 + lane (warp 1): consecutive 4-byte words
+    assert [addr for _, addr in stores[0].addresses] == [(3 << 24) + 4 * (32 + lane) for lane in range(32)]
