@@ -14,12 +14,14 @@ from warpcheck.models.warp_cfg import END, build_warp_cfg
 from warpcheck.sim.simt import run_warp
 from warpcheck.sim.thread_ops import WarpInputs
 
-SOURCES = ["R0", "n", "R5"]  # thread index, a parameter, a loaded value
+# thread index, a parameter, and R5: uniform at first, rewritten uniformly or not inside
+# (possibly divergent) regions, so value agreement must notice reconvergence
+SOURCES = ["R0", "n", "R5", "R5"]
 
 
 class Emitter:
     def __init__(self) -> None:
-        self.lines: list[str] = ["S2R R0, SR_TID.X ;", "LDG R5, [R0] ;"]
+        self.lines: list[str] = ["S2R R0, SR_TID.X ;", "LDG R5, [n] ;"]  # R5 starts uniform
         self.fresh = 0
 
     def label(self, stem: str) -> str:
@@ -36,8 +38,10 @@ def statements(draw, depth: int = 0):
 @s.composite
 def statement(draw, kind: str, depth: int):
     if kind == "alu":
-        return ("alu", draw(s.sampled_from(["IADD R1, R1, 1 ;", "FMUL R2, R2, R2 ;", "LDG R3, [R1] ;"])))
-    cond = (draw(s.sampled_from(["LT", "GE", "EQ"])), draw(s.sampled_from(SOURCES)), draw(s.integers(0, 8)))
+        return ("alu", draw(s.sampled_from(["IADD R1, R1, 1 ;", "FMUL R2, R2, R2 ;", "LDG R3, [R1] ;",
+                                            "MOV R5, 3 ;", "MOV R5, 3 ;", "IADD R5, R5, 1 ;", "LDG R5, [R0] ;",
+                                            "IADD R5, R5, R0 ;"])))
+    cond = (draw(s.sampled_from(["LT", "GE", "EQ"])), draw(s.sampled_from(SOURCES)), draw(s.integers(0, 5)))
     if kind == "exit":
         return ("exit", cond)
     if kind == "if":

@@ -108,3 +108,37 @@ def test_parameter_only_kernels_are_proved_uniform():
         path = next(p for p in ALL if p.name == name)
         assert all(b["uniform"] for b in warp_cfg(path, True).branches.values())
         assert not any(b["uniform"] for b in warp_cfg(path, False).branches.values())
+
+
+RECONVERGE = """
+.kernel reconverge
+.param n
+        S2R R0, SR_TID.X ;
+        LDG R5, [n] ;            # the same address for every thread: R5 agrees
+        ISETP.LT P0, R0, 4 ;
+        SSY J ;
+        @P0 BRA T ;
+        SYNC ;
+T:      MOV R5, 99 ;             # a uniform write, but by part of the warp only
+        SYNC ;
+J:      ISETP.EQ P1, R5, 99 ;    # so after reconvergence the threads disagree on R5
+        SSY J2 ;
+        @P1 BRA X ;
+        SYNC ;
+X:      SYNC ;
+J2:     EXIT ;
+"""
+
+
+def test_a_register_written_by_part_of_the_warp_disagrees_after_reconvergence():
+    from warpcheck.models.sass import parse_sass
+    from warpcheck.models.warp_cfg import build_warp_cfg
+
+    k = parse_sass(RECONVERGE, "reconverge.sass")[0]
+    w = build_warp_cfg(k, True)
+    second = max(w.branches)
+    assert w.branches[second]["uniform"] is False
+    run = run_warp(k, WarpInputs(params={"n": 0}), threads=8)
+    assert (second, 0xFF, 0x0F) in run.guards
+    nodes = [w.node_of(from_concrete(stack)) for stack in run.stacks[:-1]]
+    assert None not in nodes and all(w.graph.has_edge(a, b) for a, b in zip(nodes, nodes[1:]))
