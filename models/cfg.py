@@ -8,7 +8,7 @@ node ``EXIT`` follows every block that leaves the kernel.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping
 
@@ -39,16 +39,20 @@ def is_terminator(ins: Instruction) -> bool:
 
 @dataclass(frozen=True)
 class CostModel:
-    """Latency per instruction class, with overrides per memory state space."""
+    """Latency per instruction class, with overrides per memory state space.
 
-    latencies: Mapping[str, int] = None  # type: ignore[assignment]
-    space_latencies: Mapping[str, int] = None  # type: ignore[assignment]
+    Given latencies override the defaults; a name of a state space (``shared``,
+    ``param``, ``const``) in ``latencies`` overrides that space.
+    """
+
+    latencies: Mapping[str, int] = field(default_factory=dict)
+    space_latencies: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        given = dict(self.latencies or {})
+        given = dict(self.latencies)
         spaces = dict(DEFAULT_SPACE_LATENCIES)
         spaces.update({k: given.pop(k) for k in list(given) if k in DEFAULT_SPACE_LATENCIES})
-        spaces.update(self.space_latencies or {})
+        spaces.update(self.space_latencies)
         lat = dict(DEFAULT_LATENCIES)
         lat.update(given)
         for name, value in list(lat.items()) + list(spaces.items()):

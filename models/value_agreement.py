@@ -22,7 +22,7 @@ _VARYING_SPECIAL = re.compile(r"^(%tid|%laneid|%clock|%globaltimer|%lanemask|%wa
                               re.IGNORECASE)
 _PTX_REG = re.compile(r"%[A-Za-z_$][\w$]*(?:\.[xyz])?")
 _SASS_REG = re.compile(r"\b(?:R\d+|P\d+|SR_[A-Z_]+(?:\.[XYZ])?)\b")
-_ALWAYS_VARYING = ("atom", "atoms", "red", "shfl", "vote", "activemask", "match", "s2r_clock")
+_ALWAYS_VARYING = ("atom", "atoms", "red", "shfl", "vote", "activemask", "match")
 
 
 def registers_read(ins: Instruction, operands: tuple[str, ...]) -> list[str]:
@@ -52,9 +52,7 @@ def source_varies(reg: str, varying: frozenset) -> bool:
 
 def result_varies(ins: Instruction, varying: frozenset) -> bool:
     """Say whether the registers ``ins`` writes may differ across the group afterwards."""
-    if ins.base in _ALWAYS_VARYING or (ins.base in ("ld", "ldl") and ins.space == "local"):
-        return True
-    if ins.base in ("ldl", "stl"):
+    if ins.base in _ALWAYS_VARYING or ins.space == "local":
         return True
     guard = guard_register(ins)
     if guard is not None and (guard in varying or any(d in varying for d in ins.dst)):

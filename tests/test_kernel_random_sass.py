@@ -3,6 +3,7 @@ guarded SYNC, guarded EXIT): every concrete run is a path of the warp-level CFG 
 within the IPET bound, with and without value agreement."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as s
 
@@ -100,3 +101,10 @@ def test_random_structured_kernels_are_sound(stmts, n, seed, threads, int_max):
             for pc, active, holds in run.guards:
                 if w.branches[pc]["uniform"]:
                     assert holds in (0, active)
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(statements(), s.integers(0, 8), s.integers(0, 10 ** 6), s.integers(1, 32), s.integers(0, 8))
+def test_random_structured_kernels_are_sound_long(stmts, n, seed, threads, int_max):
+    test_random_structured_kernels_are_sound.hypothesis.inner_test(stmts, n, seed, threads, int_max)
