@@ -68,6 +68,10 @@ def build_problem(wcfg: WarpCFG, bounds: Mapping[str, int], default_bound: int |
                   cost: CostModel) -> IpetProblem:
     """The IPET constraint system of a warp-level CFG."""
     g = wcfg.graph
+    calls = [ins for ins in wcfg.kernel.instructions if ins.base == "call"]
+    if calls:
+        raise ConfigError(f"kernel {wcfg.kernel.name!r} calls {calls[0].srcs[0] if calls[0].srcs else 'a function'!r} "
+                          f"(line {calls[0].line}); callees are not analysed, so inline them (__forceinline__)")
     if END not in nx.descendants(g, wcfg.entry):
         raise ConfigError(f"a warp running kernel {wcfg.kernel.name!r} never finishes (no path reaches the exit); "
                           f"every loop needs a way out")

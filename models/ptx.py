@@ -11,6 +11,7 @@ defs and uses.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from warpcheck.models.errors import InputFileError
 from warpcheck.models.kernel import Instruction, Kernel
@@ -87,15 +88,18 @@ class _Parser:
     def _kernel(self, name: str, params: tuple[str, ...], body) -> Kernel:
         instructions: list[Instruction] = []
         labels: dict[str, int] = {}
-        for lineno, line in body:
+        call_params: set[str] = set()
+        for lineno, line in _statements(body):
             m = _LABEL.match(line)
             while m and not line.startswith("@"):
                 labels[m.group("label")] = len(instructions)
                 line = m.group("rest")
                 m = _LABEL.match(line)
+            if line.startswith(".param"):
+                call_params.update(m.group("name") for m in _PARAM.finditer(line))
             if not line or line.startswith("."):
                 continue
-            instructions.append(self._instruction(lineno, line))
+            instructions.append(_per_thread_params(self._instruction(lineno, line), call_params))
         dangling = any(pc == len(instructions) for pc in labels.values())
         if dangling or not instructions or instructions[-1].base not in ("ret", "exit", "bra") or instructions[-1].guard:
             instructions.append(Instruction("ret", cls="exit", text="ret; // implicit", line=body[-1][0] if body else 0))
@@ -127,6 +131,34 @@ class _Parser:
 
     def _fail(self, lineno: int, column: int, token: str, what: str):
         raise self.error(lineno, column, token, what)
+
+
+def _statements(body: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Join statements that nvcc spreads over several lines (call sequences) into one.
+
+    A line continues on the next one only when it ends with ``,`` or ``(`` or
+    leaves a parenthesis open, so a statement that merely lacks its ``;`` is
+    still reported on its own line.
+    """
+    out, pending, start = [], "", 0
+    for lineno, line in body:
+        if not pending and not line.endswith((",", "(")):
+            out.append((lineno, line))
+            continue
+        pending, start = (pending + " " + line, start) if pending else (line, lineno)
+        if pending.endswith(";") or (pending.count("(") == pending.count(")") and not line.endswith((",", "("))):
+            out.append((start, re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", pending))))
+            pending = ""
+    if pending:
+        out.append((start, pending))
+    return out
+
+
+def _per_thread_params(ins: Instruction, call_params: set[str]) -> Instruction:
+    """Accesses to call-sequence parameters hold per-thread values: give them the local space."""
+    if ins.space == "param" and any(re.search(rf"\[{re.escape(p)}\b", op) for op in ins.srcs for p in call_params):
+        return replace(ins, space="local")
+    return ins
 
 
 def _make(op: str, args: list[str], guard: str | None, line: str, lineno: int) -> Instruction:

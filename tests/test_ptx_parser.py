@@ -118,3 +118,54 @@ def test_every_fixture_ends_every_path_and_has_known_classes(path):
     assert "EXIT" in cfg.graph
     assert all(i.cls in ("nop", "int", "fadd", "fmul", "fmadd", "fcvt", "fdiv", "fsqrt", "mem", "branch", "exit")
                for i in k.instructions)
+
+
+CALL = """
+.version 7.0
+.target sm_75
+.address_size 64
+.func  (.param .b32 func_retval0) f(
+    .param .b32 f_param_0
+)
+{
+    ld.param.f32 %f1, [f_param_0];
+    st.param.f32 [func_retval0+0], %f1;
+    ret;
+}
+.visible .entry k(
+    .param .u32 k_param_0
+)
+{
+    ld.param.u32 %r1, [k_param_0];
+    { // callseq 0, 0
+    .param .b32 param0;
+    st.param.f32 [param0+0], %f1;
+    .param .b32 retval0;
+    call.uni (retval0),
+    f,
+    (
+    param0
+    );
+    ld.param.f32 %f2, [retval0+0];
+    } // callseq 0
+    ret;
+}
+"""
+
+
+def test_multi_line_call_sequences_parse_and_call_results_are_per_thread():
+    from warpcheck.models.value_agreement import result_varies
+
+    [k] = parse_ptx(CALL, "call.ptx")
+    assert [i.base for i in k.instructions] == ["ld", "st", "call", "ld", "ret"]
+    assert k.instructions[2].line == 22
+    assert k.instructions[0].space == "param" and not result_varies(k.instructions[0], frozenset())
+    assert k.instructions[3].space == "local" and result_varies(k.instructions[3], frozenset())
+
+
+def test_wcet_refuses_calls():
+    from warpcheck.encodings.ipet import wcet
+    from warpcheck.models.warp_cfg import build_warp_cfg
+
+    with pytest.raises(ConfigError, match=r"kernel 'k' calls 'f' \(line 22\); callees are not analysed"):
+        wcet(build_warp_cfg(parse_ptx(CALL)[0]))
