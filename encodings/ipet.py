@@ -158,8 +158,10 @@ def _region_constraint(wcfg: WarpCFG, prob: IpetProblem, g: nx.DiGraph, region: 
 
 
 def _bound(wcfg: WarpCFG, label: str, bounds, default_bound) -> int:
-    if label in bounds:
-        return bounds[label]
+    start = next(b.start for b in wcfg.cfg.blocks if b.label == label)
+    aliases = sorted(name for name, pc in wcfg.kernel.labels.items() if pc == start and name in bounds)
+    if label in bounds or aliases:
+        return bounds[label] if label in bounds else bounds[aliases[0]]
     if default_bound is None:
         raise ConfigError(f"the loop with header {label!r} in kernel {wcfg.kernel.name!r} has no bound; "
                           f"give --loop-bound '{label}=N' or --max-loop-bound N")
