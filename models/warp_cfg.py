@@ -116,7 +116,7 @@ class _Builder:
                 stack = st.ssy(stack, self.kernel.target_pc(pc), pc + 1)
             elif self.va:
                 facts = transfer(ins, facts, group)
-        for kind, new_stack, new_facts, old_top in self._outcomes(stack, facts, block.end - 1):
+        for kind, new_stack, new_facts, old_top in self._outcomes(stack, facts, block):
             if atom_count(new_stack) > self.width:
                 continue
             shrinks = bool(new_stack) and not new_stack[-1].mask & ~old_top
@@ -127,11 +127,12 @@ class _Builder:
             data.setdefault("kinds", set()).add(kind)
             data["shrinks"] = data.get("shrinks", True) and shrinks
 
-    def _outcomes(self, stack: st.Stack, facts: dict, pc: int):
+    def _outcomes(self, stack: st.Stack, facts: dict, block):
         """(kind, stack, facts, running mask) for every possible effect of the block's last instruction.
 
         The running mask is the group that ran the block, in the numbering of the new stack.
         """
+        pc = block.end - 1
         ins = self.kernel.instructions[pc]
         nxt, syntax, group = pc + 1, self.kernel.syntax, stack[-1].mask
         if ins.base not in ("bra", "exit", "ret", "sync"):
@@ -141,31 +142,27 @@ class _Builder:
             seen = self.branches.setdefault(pc, {"reached": True, "uniform": True})
             seen["reached"] = True
             seen["uniform"] = seen["uniform"] and not may_diverge
-        whole = self._apply(ins, stack, group, nxt)
+        whole = self._apply(block, stack, group)
         if ins.guard is None:
             return [(ins.base, whole, self._drop(ins, facts, group), group)]
         out = [(f"{ins.base}-all", whole, self._drop(ins, facts, group), group),
-               (f"{ins.base}-none", self._apply(ins, stack, 0, nxt), facts, group)]
+               (f"{ins.base}-none", self._apply(block, stack, 0), facts, group)]
         if may_diverge:
             split, split_facts, first, _ = split_top(stack, facts)
-            out.append((f"{ins.base}-diverge", self._apply(ins, split, first, nxt),
+            out.append((f"{ins.base}-diverge", self._apply(block, split, first),
                         self._drop(ins, split_facts, first), split[-1].mask))
         return out
 
-    def _apply(self, ins, stack: st.Stack, threads: int, nxt: int) -> st.Stack:
-        """The stack after ``ins`` acts for the threads of ``threads`` (its guard holds for them)."""
-        syntax = self.kernel.syntax
+    def _apply(self, block, stack: st.Stack, threads: int) -> st.Stack:
+        """The stack after the block's last instruction acts for ``threads`` (its guard holds for them)."""
+        syntax, pc = self.kernel.syntax, block.end - 1
+        ins = self.kernel.instructions[pc]
         if ins.base == "bra":
-            ipdom = self.cfg.ipdom_pc[self.cfg.block_of_pc(self._block_start(nxt - 1))] if syntax == "ptx" else None
-            return st.branch(stack, threads, self.kernel.target_pc(nxt - 1), nxt, syntax, ipdom)
+            ipdom = self.cfg.ipdom_pc[block.index] if syntax == "ptx" else None
+            return st.branch(stack, threads, self.kernel.target_pc(pc), pc + 1, syntax, ipdom)
         if ins.base in ("exit", "ret"):
-            return st.exit_threads(stack, threads, nxt, syntax)
-        return st.sync(stack, threads, nxt)
-
-    def _block_start(self, pc: int) -> int:
-        while pc not in self.cfg.block_at:
-            pc -= 1
-        return pc
+            return st.exit_threads(stack, threads, pc + 1, syntax)
+        return st.sync(stack, threads, pc + 1)
 
     @staticmethod
     def _drop(ins, facts: dict, threads: int) -> dict:

@@ -89,3 +89,11 @@ def test_the_run_records_per_lane_addresses_of_memory_instructions():
     assert len(stores) == 1 and stores[0].space == "global"
     # hidden[j] with j = 32 + lane (warp 1): consecutive 4-byte words
     assert [addr for _, addr in stores[0].addresses] == [(3 << 24) + 4 * (32 + lane) for lane in range(32)]
+
+
+def test_a_one_thread_warp_never_diverges():
+    from warpcheck.models.warp_cfg import build_warp_cfg
+
+    w = build_warp_cfg(kernel(SLIDES), True, width=1)
+    assert all(len(w.graph.nodes[n]["stack"]) <= 2 for n in w.graph.nodes if n != END)
+    assert not any("bra-diverge" in d["kinds"] for _, _, d in w.graph.edges(data=True))
