@@ -198,58 +198,55 @@ def _decode(ins: Instruction) -> tuple[str, list[str], str]:
     return base, ins.opcode.lower().split("."), dtype
 
 
+def _mul(a: list, dtype: str, parts: list[str]):
+    r = _as(a[0], dtype) * _as(a[1], dtype)
+    return r >> _width(dtype) if "hi" in parts and not _is_float(dtype) else r
+
+
+def _logic(op: str, x, y):
+    if isinstance(x, bool) or isinstance(y, bool):
+        return {"and": x and y, "or": x or y, "xor": x != y}[op]
+    return {"and": x & y, "or": x | y, "xor": x ^ y}[op]
+
+
+# base opcode -> result from (operand values, type, opcode parts)
+_OPS = {
+    "mov": lambda a, t, p: _convert(a[0], p), "cvta": lambda a, t, p: _convert(a[0], p),
+    "cvt": lambda a, t, p: _convert(a[0], p),
+    "add": lambda a, t, p: a[0] + a[1] + (a[2] if len(a) > 2 and "iadd3" in p else 0),
+    "sub": lambda a, t, p: a[0] - a[1],
+    "mul": _mul,
+    "mad": lambda a, t, p: _as(a[0], t) * _as(a[1], t) + a[2],
+    "fma": lambda a, t, p: _as(a[0], t) * _as(a[1], t) + a[2],
+    "div": lambda a, t, p: a[0] / a[1] if _is_float(t) else _trunc_div(a[0], a[1]),
+    "rem": lambda a, t, p: a[0] - _trunc_div(a[0], a[1]) * a[1] if a[1] else 0,
+    "min": lambda a, t, p: min(_as(a[0], t), _as(a[1], t)),
+    "max": lambda a, t, p: max(_as(a[0], t), _as(a[1], t)),
+    "and": lambda a, t, p: _logic("and", a[0], a[1]), "or": lambda a, t, p: _logic("or", a[0], a[1]),
+    "xor": lambda a, t, p: _logic("xor", a[0], a[1]),
+    "lop": lambda a, t, p: _logic(next((x for x in p if x in ("and", "or", "xor")), "and"), a[0], a[1]),
+    "not": lambda a, t, p: (not a[0]) if isinstance(a[0], bool) else ~a[0],
+    "neg": lambda a, t, p: -a[0],
+    "abs": lambda a, t, p: abs(a[0]),
+    "shl": lambda a, t, p: int(a[0]) << (int(a[1]) & 63),
+    "shr": lambda a, t, p: _as(a[0], t) >> (int(a[1]) & 63),
+    "selp": lambda a, t, p: a[0] if a[2] else a[1], "sel": lambda a, t, p: a[0] if a[2] else a[1],
+    "rcp": lambda a, t, p: 1.0 / a[0],
+    "sqrt": lambda a, t, p: math.sqrt(a[0]),
+    "rsqrt": lambda a, t, p: 1.0 / math.sqrt(a[0]),
+    "ex2": lambda a, t, p: 2.0 ** min(a[0], 1000.0),
+    "lg2": lambda a, t, p: math.log2(a[0]),
+}
+
+
 def _compute(base: str, parts: list[str], a: list, dtype: str, ins: Instruction):
-    """The result of an arithmetic or logic instruction."""
-    f = _is_float(dtype)
-    try:
-        if base in ("mov", "cvta", "cvt"):
-            return _convert(a[0], parts)
-        if base == "add":
-            return a[0] + a[1] + (a[2] if len(a) > 2 and ins.base == "iadd3" else 0)
-        if base == "sub":
-            return a[0] - a[1]
-        if base == "mul":
-            r = _as(a[0], dtype) * _as(a[1], dtype)
-            return r >> _width(dtype) if "hi" in parts and not f else r
-        if base in ("mad", "fma"):
-            return _as(a[0], dtype) * _as(a[1], dtype) + a[2]
-        if base == "div":
-            return a[0] / a[1] if f else _trunc_div(a[0], a[1])
-        if base == "rem":
-            return a[0] - _trunc_div(a[0], a[1]) * a[1] if a[1] else 0
-        if base in ("min", "max"):
-            pick = min if base == "min" else max
-            return pick(_as(a[0], dtype), _as(a[1], dtype))
-        if base in ("and", "or", "xor", "lop"):
-            op = base if base != "lop" else next((p for p in parts if p in ("and", "or", "xor")), "and")
-            x, y = a[0], a[1]
-            if isinstance(x, bool) or isinstance(y, bool):
-                return {"and": x and y, "or": x or y, "xor": x != y}[op]
-            return {"and": x & y, "or": x | y, "xor": x ^ y}[op]
-        if base == "not":
-            return (not a[0]) if isinstance(a[0], bool) else ~a[0]
-        if base == "neg":
-            return -a[0]
-        if base == "abs":
-            return abs(a[0])
-        if base == "shl":
-            return int(a[0]) << (int(a[1]) & 63)
-        if base == "shr":
-            return _as(a[0], dtype) >> (int(a[1]) & 63)
-        if base in ("selp", "sel"):
-            return a[0] if a[2] else a[1]
-        if base == "rcp":
-            return 1.0 / a[0]
-        if base == "sqrt":
-            return math.sqrt(a[0])
-        if base == "rsqrt":
-            return 1.0 / math.sqrt(a[0])
-        if base == "ex2":
-            return 2.0 ** min(a[0], 1000.0)
-        if base == "lg2":
-            return math.log2(a[0])
-    except (ZeroDivisionError, ValueError, OverflowError):
-        return math.nan if f else 0
+    """The result of an arithmetic or logic instruction (an opaque hash for unknown opcodes)."""
+    op = _OPS.get(base)
+    if op is not None:
+        try:
+            return op(a, dtype, parts)
+        except (ZeroDivisionError, ValueError, OverflowError):
+            return math.nan if _is_float(dtype) else 0
     digest = hashlib.blake2b(repr((ins.opcode, a)).encode(), digest_size=4).digest()
     return int.from_bytes(digest, "little") % 1024
 
