@@ -8,6 +8,7 @@ and its *class*, which fixes its latency on an SM configuration.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping
 
 from warpcheck.models.errors import ConfigError
@@ -30,7 +31,11 @@ class Instruction:
 
     ``dst`` and ``srcs`` are register (or predicate) names; ``guard`` is a
     predicate register, prefixed with ``!`` when negated; ``target`` is the
-    label of a branch (or of an SSY reconvergence point).
+    label of a branch (or of an SSY reconvergence point).  The front ends
+    also fill ``space`` (state space of a memory access: global, shared,
+    param, ...), ``dtype`` (the type suffix, e.g. ``s32`` or ``f32``),
+    ``latency`` (an override of the class latency) and ``line`` (the source
+    line, for messages).
     """
 
     opcode: str
@@ -40,6 +45,10 @@ class Instruction:
     target: str | None = None
     cls: str = "int"
     text: str = ""
+    space: str | None = None
+    dtype: str | None = None
+    latency: int | None = None
+    line: int = 0
 
     def __post_init__(self) -> None:
         class_index(self.cls)
@@ -48,15 +57,26 @@ class Instruction:
     def is_branch(self) -> bool:
         return self.cls == "branch"
 
+    @cached_property
+    def base(self) -> str:
+        """The opcode without its modifiers, lower case (``setp.lt.s32`` -> ``setp``)."""
+        return self.opcode.split(".")[0].lower()
+
 
 @dataclass(frozen=True)
 class Kernel:
-    """A kernel: straight-line instruction list plus labels (label -> instruction index)."""
+    """A kernel: straight-line instruction list plus labels (label -> instruction index).
+
+    ``syntax`` says which reconvergence discipline the control flow follows:
+    ``"ptx"`` (reconvergence at immediate post-dominators, as GPGPU-Sim does)
+    or ``"sass"`` (explicit SSY / SYNC, as on Pascal).
+    """
 
     name: str
     instructions: tuple[Instruction, ...]
     labels: Mapping[str, int] = field(default_factory=dict)
     params: tuple[str, ...] = ()
+    syntax: str = "ptx"
 
     def __post_init__(self) -> None:
         if not self.instructions:
