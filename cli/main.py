@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("warpcheck: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into head and the like: stop quietly
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
