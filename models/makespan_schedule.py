@@ -1,0 +1,83 @@
+"""Per-warp schedules: when each warp issues each instruction, and their cycle x warp table.
+
+A counter-level run (how many warps issue from each phase, cycle by cycle)
+becomes a per-warp schedule by giving each cycle's issues to the
+lowest-numbered warps standing in that phase.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from warpcheck.models.makespan import CountSM
+from warpcheck.models.makespan_kernel import MkKernel
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """``issue[w][i]``: the cycle (from 1) at which warp w issues instruction i."""
+
+    kernel: MkKernel
+    issue: tuple[tuple[int, ...], ...]
+
+    @property
+    def warps(self) -> int:
+        return len(self.issue)
+
+    @property
+    def makespan(self) -> int:
+        """The last cycle in which some warp executes."""
+        last = self.kernel.instrs[-1].latency - 1
+        return max(row[-1] + last for row in self.issue)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data: the transformed kernel and the issue cycles per warp."""
+        return {"kernel": self.kernel.text(), "issue_cycles": [list(r) for r in self.issue]}
+
+
+def from_counts(sm: CountSM, inputs: Sequence[Mapping[str, int]]) -> Schedule:
+    """Turn a counter-level run (``a{p}`` per cycle) into a per-warp schedule."""
+    where = [0] * sm.warps
+    issue: list[list[int]] = [[0] * len(sm.kernel.instrs) for _ in range(sm.warps)]
+    for t, inp in enumerate(inputs, start=1):
+        moving = []
+        for p in sm.waits:
+            here = [w for w in range(sm.warps) if where[w] == p]
+            chosen = here[:inp.get(f"a{p}", 0)]
+            for w in chosen:
+                issue[w][sm.phases[p].instr] = t
+            moving += chosen
+        moving += [w for w in range(sm.warps) if where[w] < sm.done and not sm.phases[where[w]].is_wait]
+        for w in moving:
+            where[w] += 1
+    if any(p != sm.done for p in where):
+        raise ValueError("counter run does not finish every warp")  # an engine bug, not user input
+    return Schedule(sm.kernel, tuple(tuple(r) for r in issue))
+
+
+def table(schedule: Schedule) -> list[list[str]]:
+    """Rows (one per cycle) of cells (one per warp): ``L2`` while warp w executes instruction 2.
+
+    Instructions are numbered from 1 in the transformed kernel; a pipelined
+    instruction shows ``~`` while its warp waits for the result; ``.`` is a
+    ready or waiting warp, and an empty cell a warp that is done.
+    """
+    rows = [["." for _ in range(schedule.warps)] for _ in range(schedule.makespan)]
+    for w, row in enumerate(schedule.issue):
+        for i, t in enumerate(row):
+            ins = schedule.kernel.instrs[i]
+            for k in range(ins.latency):
+                rows[t - 1 + k][w] = f"{ins.unit}{i + 1}" if k == 0 or not ins.pipelined else "~"
+        end = row[-1] + schedule.kernel.instrs[-1].latency - 1
+        for t in range(end, schedule.makespan):
+            rows[t][w] = ""
+    return rows
+
+
+def render(schedule: Schedule) -> str:
+    """The cycle x warp table as text."""
+    cells = table(schedule)
+    width = max([len(c) for r in cells for c in r] + [len(f"w{schedule.warps}")])
+    head = "cycle " + " ".join(f"w{w + 1}".rjust(width) for w in range(schedule.warps))
+    lines = [head] + [f"{t + 1:5d} " + " ".join(c.rjust(width) for c in r) for t, r in enumerate(cells)]
+    return "\n".join(lines)
