@@ -18,7 +18,7 @@ from warpcheck.sim.makespan_enum import SearchBudgetExceeded, worst_case
 from warpcheck.sim.makespan_replay import replay
 
 METHODS = ("auto", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
-AUTO_STATES = 60_000  # counter states up to which the exhaustive search beats the solver
+AUTO_STATES = 3_000_000  # counter vectors up to which the exhaustive search beats the solver (measured)
 
 EPILOG = """\
 examples:

@@ -8,13 +8,14 @@ oracle of the SMT search and of the ILP.
 """
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 from typing import Callable
 
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.makespan import CountSM
+from warpcheck.models.makespan import CountSM, WarpSM
 from warpcheck.models.makespan_kernel import MkKernel
 from warpcheck.models.makespan_schedule import Schedule, from_counts
 
@@ -101,3 +102,33 @@ def worst_case(kernel: MkKernel, warps: int, timeout: float | None = None,
         progress(f"enumerate: {len(search.value)} states, worst case {makespan}")
     schedule = from_counts(sm, search.path(root))
     return EnumResult(makespan, schedule, len(search.value), time.monotonic() - start)
+
+
+def worst_case_per_warp(kernel: MkKernel, warps: int) -> int:
+    """Worst-case makespan over the per-warp machine (no counter abstraction): a second oracle for tiny cases.
+
+    Every subset of warps that may issue is tried and kept when the model's
+    work-conservation assumption accepts it, so this also checks ``CountSM``.
+    """
+    sm = WarpSM(kernel, warps)
+    names = [f"ph{w}" for w in range(warps)]
+    memo: dict[Key, int] = {}
+
+    def longest(k: Key) -> int:
+        if k in memo:
+            return memo[k]
+        s = dict(zip(names, k))
+        if sm.finished(CONCRETE, s):
+            return 0
+        best = -1
+        for bits in itertools.product((False, True), repeat=warps):
+            inp = {f"go{w}": b for w, b in enumerate(bits)}
+            if sm.assume(CONCRETE, s, inp):
+                nxt = sm.step(CONCRETE, s, inp)
+                best = max(best, longest(tuple(nxt[n] for n in names)))
+        if best < 0:
+            raise RuntimeError("per-warp machine is stuck: a model bug")
+        memo[k] = best + 1
+        return best + 1
+
+    return longest(tuple(0 for _ in names))
