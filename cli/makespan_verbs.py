@@ -17,7 +17,7 @@ from warpcheck.models.makespan_schedule import Schedule, render
 from warpcheck.sim.makespan_enum import SearchBudgetExceeded, worst_case
 from warpcheck.sim.makespan_replay import replay
 
-METHODS = ("auto", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
+METHODS = ("auto", "deficit", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
 AUTO_STATES = 3_000_000  # counter vectors up to which the exhaustive search beats the solver (measured)
 
 EPILOG = """\
@@ -55,7 +55,11 @@ def register(sub: Any) -> None:
     p.add_argument("--sigma", action="append", default=[], metavar="U=n|U=1/n",
                    help="warps per cycle on unit type U (repeat for every unit of the kernel)")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="auto (default): the fastest exact method for the size (enumerate for small, else smt)")
+                   help="auto (default): deficit, then enumerate (small) or smt if deficit is not exact; "
+                        "deficit: bound by deficit accounting over an abstract graph, met by a searched run; "
+                        "smt: Z3 bound search with an UNSAT proof; optimize: z3 Optimize; ilp: the paper's "
+                        "Fig. 3 ILP on HiGHS; enumerate: exhaustive search; approx, pessimistic: the paper's "
+                        "estimates")
     p.add_argument("--x", type=int, default=None, help="x of the approximation T^(W,x) (default min(W, 4))")
     p.add_argument("--timeout", type=float, default=None, help="seconds for the exact search (default none)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -111,7 +115,29 @@ def _ilp(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> 
     return Outcome(r.makespan, r.optimal, sched, 0.0, note)
 
 
+def _deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
+    from warpcheck.verify.makespan_abstract import abstract_search
+
+    r = abstract_search(kernel, warps, budget=timeout or 60.0, progress=progress)
+    note = (f"deficit bound on unit {r.unit} proved over {r.states} abstract states and met by a run"
+            if r.exact else f"deficit bound {r.upper} not met (best run {r.makespan})")
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note)
+
+
+def _auto_exact(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> tuple[str, Outcome]:
+    first = _timed(lambda: _deficit(kernel, warps, timeout, progress))
+    if first.exact:
+        return "deficit", first
+    method = _auto(kernel, warps)
+    left = None if timeout is None else max(1.0, timeout - first.seconds)
+    out = _exact(method, kernel, warps, left, progress)
+    out.seconds += first.seconds
+    return method, out
+
+
 def _exact(method: str, kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
+    if method == "deficit":
+        return _timed(lambda: _deficit(kernel, warps, timeout, progress))
     if method == "enumerate":
         return _timed(lambda: _enumerate(kernel, warps, timeout, progress))
     if method == "ilp":
@@ -128,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     kernel = _kernel(args)
     warps, x = args.warps, args.x or min(args.warps, 4)
     progress = (lambda msg: print(msg, file=sys.stderr)) if not args.json else None
-    method = _auto(kernel, warps) if args.method == "auto" else args.method
+    method = args.method
     report: dict[str, Any] = {"kernel": args.kernel, "transformed": kernel.text(), "warps": warps,
                               "sigma": {s.partition("=")[0].strip(): s.partition("=")[2].strip() for s in args.sigma},
                               "method": method}
@@ -140,8 +166,13 @@ def run(args: argparse.Namespace) -> int:
     approx, y = _approx(kernel, warps, x)
     timings["approx"] = time.monotonic() - t0
     report["approximation"] = {"value": approx, "x": x, "y": y}
-    out = _estimate(method, report, approx) if method in ("approx", "pessimistic") else \
-        _exact(method, kernel, warps, args.timeout, progress)
+    if method == "auto":
+        method, out = _auto_exact(kernel, warps, args.timeout, progress)
+        report["method"] = method
+    elif method in ("approx", "pessimistic"):
+        out = _estimate(method, report, approx)
+    else:
+        out = _exact(method, kernel, warps, args.timeout, progress)
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},
