@@ -125,7 +125,8 @@ def _deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Any)
 
 
 def _auto_exact(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> tuple[str, Outcome]:
-    first = _timed(lambda: _deficit(kernel, warps, timeout, progress))
+    budget = min(timeout or 10.0, 10.0)
+    first = _timed(lambda: _deficit(kernel, warps, budget, progress))
     if first.exact:
         return "deficit", first
     method = _auto(kernel, warps)

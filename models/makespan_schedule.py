@@ -37,20 +37,23 @@ class Schedule:
 
 def from_counts(sm: CountSM, inputs: Sequence[Mapping[str, int]]) -> Schedule:
     """Turn a counter-level run (``a{p}`` per cycle) into a per-warp schedule."""
-    where = [0] * sm.warps
+    members: list[list[int]] = [[] for _ in sm.phases]  # warps per phase, lowest number first
+    members[0] = list(range(sm.warps))
     issue: list[list[int]] = [[0] * len(sm.kernel.instrs) for _ in range(sm.warps)]
     for t, inp in enumerate(inputs, start=1):
-        moving = []
-        for p in sm.waits:
-            here = [w for w in range(sm.warps) if where[w] == p]
-            chosen = here[:inp.get(f"a{p}", 0)]
-            for w in chosen:
-                issue[w][sm.phases[p].instr] = t
-            moving += chosen
-        moving += [w for w in range(sm.warps) if where[w] < sm.done and not sm.phases[where[w]].is_wait]
-        for w in moving:
-            where[w] += 1
-    if any(p != sm.done for p in where):
+        moved: list[list[int]] = [[] for _ in sm.phases]
+        for p in range(sm.done):
+            if sm.phases[p].is_wait:
+                k = inp.get(f"a{p}", 0)
+                moved[p], members[p] = members[p][:k], members[p][k:]
+                for w in moved[p]:
+                    issue[w][sm.phases[p].instr] = t
+            else:
+                moved[p], members[p] = members[p], []
+        for p in range(sm.done):
+            if moved[p]:
+                members[p + 1] = sorted(members[p + 1] + moved[p])
+    if len(members[sm.done]) != sm.warps:
         raise ValueError("counter run does not finish every warp")  # an engine bug, not user input
     return Schedule(sm.kernel, tuple(tuple(r) for r in issue))
 

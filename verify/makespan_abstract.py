@@ -74,10 +74,12 @@ class AbstractGraph:
         """The unused slots of ``unit`` in concrete state ``s``."""
         return self._unit_deficit(s)[unit]
 
-    def build(self, start: Abs) -> None:
-        """Explore every abstract state reachable from ``start``."""
+    def build(self, start: Abs, deadline: float | None = None) -> bool:
+        """Explore every abstract state reachable from ``start``; False if the deadline passed first."""
         todo, seen = [start], {start}
         while todo:
+            if deadline is not None and time.monotonic() > deadline:
+                return False
             a = todo.pop()
             reps = self._reps(a)
             self.deficit[a] = self._unit_deficit(reps[0])
@@ -91,6 +93,7 @@ class AbstractGraph:
                     if b not in seen:
                         seen.add(b)
                         todo.append(b)
+        return True
 
     def deficit_to_go(self, unit: str) -> dict[Abs, int] | None:
         """Longest deficit path from each state to the done state, or None if a deficit lies on a cycle."""
@@ -134,12 +137,14 @@ class AbstractResult:
     states: int
 
 
-def bound_with_cap(kernel: MkKernel, warps: int, cap: int) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
+def bound_with_cap(kernel: MkKernel, warps: int, cap: int,
+                   deadline: float | None = None) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
     """The best bound over units with counts capped at ``cap`` (at least max sigma), or None."""
     ag = AbstractGraph(kernel, cap)
     sm = CountSM(kernel, warps)
     a0 = ag.alpha(sm.init(CONCRETE, {}))
-    ag.build(a0)
+    if not ag.build(a0, deadline):
+        return None
     best = None
     for u in kernel.units:
         togo = ag.deficit_to_go(u)
@@ -151,18 +156,22 @@ def bound_with_cap(kernel: MkKernel, warps: int, cap: int) -> tuple[int, str, di
     return best
 
 
-def abstract_search(kernel: MkKernel, warps: int, max_cap: int = 4, budget: float = 30.0,
+def abstract_search(kernel: MkKernel, warps: int, max_cap: int | None = None, budget: float = 30.0,
                     progress: Callable[[str], None] | None = None) -> AbstractResult:
     """Bound the makespan by deficit accounting, and try to reach the bound with a guided run.
 
-    The cap grows from max sigma to ``max_cap`` (a finer abstraction) while
-    the bound is not met and the time budget lasts.
+    The cap grows from max sigma to ``max_cap`` (default max sigma + 1: a
+    finer abstraction) while the bound is not met and the time budget lasts.
     """
     start = time.monotonic()
+    smax = max(kernel.sigma_of(u) for u in kernel.units)
+    max_cap = smax + 1 if max_cap is None else max_cap
     sm = CountSM(kernel, warps)
     best, run = None, complete_first(sm)
-    for cap in range(max(kernel.sigma_of(u) for u in kernel.units), max_cap + 1):
-        found = bound_with_cap(kernel, warps, cap)
+    for cap in range(smax, max_cap + 1):
+        if time.monotonic() - start > budget:
+            break
+        found = bound_with_cap(kernel, warps, cap, start + budget)
         if progress:
             progress(f"abstract: cap {cap}: bound {found[0] if found else None}")
         if found is None:
