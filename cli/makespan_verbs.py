@@ -178,8 +178,10 @@ def run(args: argparse.Namespace) -> int:
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},
                   schedule=out.schedule.to_json() if out.schedule else None)
-    if out.schedule is not None:
-        _check_replay(out.schedule, out.makespan, report)
+    if out.schedule is not None and not _check_replay(out.schedule, out.makespan, report):
+        print(f"warpcheck makespan: error: internal error, the schedule found does not replay: "
+              f"{report['replay']['problem'] or report['replay']['makespan']}", file=sys.stderr)
+        return 5
     _print(report, out.schedule, args.json)
     return 0 if out.exact or method in ("approx", "pessimistic") else 4
 
@@ -189,11 +191,10 @@ def _estimate(method: str, report: dict[str, Any], approx: int) -> Outcome:
     return Outcome(value, False, None, 0.0, "an upper estimate, not the exact worst case")
 
 
-def _check_replay(schedule: Schedule, makespan: int | None, report: dict[str, Any]) -> None:
+def _check_replay(schedule: Schedule, makespan: int | None, report: dict[str, Any]) -> bool:
     r = replay(schedule)
     report["replay"] = {"ok": r.ok and r.makespan == makespan, "makespan": r.makespan, "problem": r.problem}
-    if not report["replay"]["ok"]:
-        raise RuntimeError(f"internal error: the schedule found does not replay: {r.problem or r.makespan}")
+    return report["replay"]["ok"]
 
 
 def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> None:

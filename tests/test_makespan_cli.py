@@ -43,3 +43,14 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, msg):
     assert main(["makespan", *argv]) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_ilp_refuses_multi_cycle_instructions_with_exit_code_2(capsys):
+    assert main(["makespan", "LC3", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--method", "ilp"]) == 2
+    assert "single-cycle instructions only" in capsys.readouterr().err
+
+
+def test_multi_cycle_kernel_is_solved_and_shown(capsys):
+    assert main(["makespan", "L C3p", "-W", "2", "--sigma", "L=1", "--sigma", "C=1"]) == 0
+    out = capsys.readouterr().out
+    assert "exact worst-case makespan" in out and "~" in out
