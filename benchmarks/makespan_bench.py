@@ -19,7 +19,7 @@ from warpcheck.encodings.makespan_ilp import MakespanIlp
 from warpcheck.models.makespan_kernel import MkKernel, make_kernel
 from warpcheck.sim.makespan_enum import SearchBudgetExceeded, worst_case
 from warpcheck.verify.makespan_abstract import abstract_search
-from warpcheck.verify.makespan_search import bound_search
+from warpcheck.verify.makespan_search import bound_search, optimize_search
 
 FAMILIES = {"LLCLL": {"L": 1, "C": 1}, "LCLCL": {"L": "1/2", "C": 1}}
 WARPS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 420, 600]
@@ -35,6 +35,11 @@ def _smt(k: MkKernel, w: int, cap: float) -> tuple[int | None, bool]:
     return r.makespan, r.exact
 
 
+def _optimize(k: MkKernel, w: int, cap: float) -> tuple[int | None, bool]:
+    r = optimize_search(k, w, timeout=cap)
+    return r.makespan, r.exact
+
+
 def _enum(k: MkKernel, w: int, cap: float) -> tuple[int | None, bool]:
     try:
         return worst_case(k, w, timeout=cap).makespan, True
@@ -43,12 +48,12 @@ def _enum(k: MkKernel, w: int, cap: float) -> tuple[int | None, bool]:
 
 
 def _deficit(k: MkKernel, w: int, cap: float) -> tuple[int | None, bool]:
-    r = abstract_search(k, w, budget=cap / 2)
+    r = abstract_search(k, w, budget=cap)
     return r.makespan, r.exact
 
 
 METHODS: dict[str, Callable[[MkKernel, int, float], tuple[int | None, bool]]] = {
-    "ilp-highs": _ilp, "smt-bound-search": _smt, "enumerate": _enum, "deficit": _deficit}
+    "ilp-highs": _ilp, "smt-bound-search": _smt, "smt-optimize": _optimize, "enumerate": _enum, "deficit": _deficit}
 
 
 def series(kernel: MkKernel, method: str, cap: float, repeat: int = 1) -> list[dict[str, Any]]:

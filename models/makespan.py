@@ -65,6 +65,7 @@ class _Machine:
         self.phases = phases(kernel)
         self.done = len(self.phases) - 1
         self.waits = [p for p, ph in enumerate(self.phases) if ph.is_wait]
+        self._is_wait = [ph.is_wait for ph in self.phases]
 
     def unit_of(self, p: int) -> str:
         return self.kernel.instrs[self.phases[p].instr].unit
@@ -98,7 +99,7 @@ class CountSM(_Machine, TransitionSystem):
     def _moving(self, A: Any, s: State, i: Mapping[str, Any], p: int) -> Any:
         if p == self.done:
             return A.const(0)
-        return i[f"a{p}"] if self.phases[p].is_wait else s[f"n{p}"]
+        return i[f"a{p}"] if self._is_wait[p] else s[f"n{p}"]
 
     def step(self, A: Any, s: State, i: Mapping[str, Any]) -> State:
         out = {}

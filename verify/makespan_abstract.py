@@ -99,7 +99,7 @@ class AbstractGraph:
         """Longest deficit path from each state to the done state, or None if a deficit lies on a cycle."""
         done = tuple(0 for _ in range(self.n_abs))
         live = nx.ancestors(self.graph, done) | {done}
-        g = self.graph.subgraph(live)
+        g = self.graph.subgraph(live).copy()
         cond = nx.condensation(g)
         for c in cond.nodes:
             members = cond.nodes[c]["members"]
