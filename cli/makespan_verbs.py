@@ -30,7 +30,8 @@ kernel: one upper-case letter per instruction, the unit type it runs on; a suffi
 latency (C4: four cycles holding the unit; C4p: pipelined, the unit is taken for one cycle).
 cycles: a warp may issue its next instruction in the cycle after the previous one ends; at
 every cycle each unit u issues min(free slots, ready warps) instructions (work conservation).
-exit codes: 0 done (exact, or the estimate asked for), 2 bad input, 4 the exact search timed out"""
+exit codes: 0 done (exact, or the estimate asked for), 2 bad input, 4 the exact search timed out
+(the makespan shown is then a lower bound), 5 internal error (a schedule that does not replay)"""
 
 
 @dataclass
@@ -133,6 +134,8 @@ def _auto_exact(kernel: MkKernel, warps: int, timeout: float | None, progress: A
     left = None if timeout is None else max(1.0, timeout - first.seconds)
     out = _exact(method, kernel, warps, left, progress)
     out.seconds += first.seconds
+    if not out.exact and (out.makespan or 0) < (first.makespan or 0):
+        out = Outcome(first.makespan, False, first.schedule, out.seconds, f"{out.note}; lower bound from deficit")
     return method, out
 
 
