@@ -5,23 +5,19 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from warpcheck.encodings.makespan_ilp import MakespanIlp
+from warpcheck.models.makespan import CountSM
 from warpcheck.models.makespan_kernel import make_kernel
 from warpcheck.models.makespan_schedule import Schedule, from_counts
 from warpcheck.sim.makespan_enum import worst_case, worst_case_per_warp
 from warpcheck.sim.makespan_replay import replay
-from warpcheck.verify.makespan_search import bound_search, complete_run, optimize_search
-from warpcheck.models.makespan import CountSM
 from warpcheck.verify.makespan_abstract import abstract_search
+from warpcheck.verify.makespan_search import bound_search, complete_run, optimize_search
 
 SIGMAS = ["1", "2", "1/2"]
 
 
 def _kernels(max_len):
     return st.text(alphabet="LCM", min_size=1, max_size=max_len)
-
-
-def _sigma(draw_sig, kernel_text):
-    return {u: draw_sig for u in set(kernel_text)}
 
 
 def test_paper_fig2_example_four_warps_llc():

@@ -12,13 +12,13 @@ on concrete representatives (a capped count K stands for K .. K + sigma_max,
 which covers every way a larger count can move).  W plays no part: the graph
 over-approximates every W >= K.  The longest deficit path from the initial
 abstract state to the all-done state bounds D_u; a cycle through a state with
-a deficit means no bound from u.  The bound is exact when a run reaches it:
-a greedy run that follows the abstract deficit-to-go is tried.
+a deficit means no bound from u (the cap then grows by one).  The bound is
+exact when a run reaches it: a beam search over concrete states, ranked by
+deficit so far plus abstract deficit-to-go, looks for one.
 """
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -31,16 +31,6 @@ from warpcheck.models.makespan_kernel import MkKernel
 from warpcheck.models.makespan_schedule import Schedule, from_counts
 
 Abs = tuple[int, ...]
-
-
-@dataclass
-class AbstractBound:
-    """Upper bound from unit ``unit``: floor((W * work + deficit) / sigma); ``None`` if unbounded."""
-
-    unit: str
-    bound: int | None
-    deficit: int | None
-    states: int
 
 
 class AbstractGraph:
