@@ -99,7 +99,7 @@ def test_all_exact_methods_agree_sweep(text, warps):
     deficit = abstract_search(k, warps, budget=20)
     assert deficit.upper is None or deficit.upper >= oracle
     assert deficit.makespan <= oracle and (not deficit.exact or deficit.makespan == oracle)
-    if warps * len(text) <= 24:  # the Z3 search is slow beyond this
+    if warps * len(text) <= 16:  # the Z3 search is slow beyond this
         found = bound_search(k, warps, timeout=300)
         assert found.exact and found.makespan == oracle and replay(found.schedule).ok
     if warps <= 3 and len(text) <= 5:
