@@ -80,6 +80,9 @@ def parse_kernel(text: str) -> tuple[MkInstr, ...]:
         latency = int(m.group(2)) if m.group(2) else 1
         if latency < 1:
             raise ConfigError(f"kernel {text!r}: latency {m.group(2)!r} of {m.group(0)!r} must be at least 1")
+        if m.group(3) and latency == 1:
+            raise ConfigError(f"kernel {text!r}: {m.group(0)!r} is pipelined without a latency; write e.g. "
+                              f"{m.group(1)}4p, or {m.group(1)} for one cycle")
         out.append(MkInstr(m.group(1), latency, bool(m.group(3)) and latency > 1))
         pos = m.end()
     return tuple(out)
