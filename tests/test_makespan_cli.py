@@ -1,0 +1,56 @@
+"""The makespan verb: report, JSON, and one-line errors with exit code 2."""
+import json
+
+import pytest
+
+from warpcheck.cli.main import main
+
+
+def test_text_report_shows_all_three_figures_and_the_schedule(capsys):
+    assert main(["makespan", "LLC", "--warps", "4", "--sigma", "L=1", "--sigma", "C=1"]) == 0
+    out = capsys.readouterr().out
+    assert "exact worst-case makespan: 9" in out and "pessimistic bound (Eq. 5-7): 12" in out
+    assert "approximation" in out and "cycle w1 w2 w3 w4" in out
+
+
+@pytest.mark.parametrize("method", ["smt", "enumerate", "ilp", "optimize"])
+def test_json_has_the_required_keys(capsys, method):
+    assert main(["makespan", "LLCLL", "--warps", "2", "--sigma", "L=1", "--sigma", "C=1",
+                 "--method", method, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("kernel", "warps", "sigma", "makespan", "exact", "pessimistic", "method", "seconds", "schedule"):
+        assert key in out
+    assert out["makespan"] == 9 and out["exact"] and out["method"] == method and out["replay"]["ok"]
+
+
+@pytest.mark.parametrize("method,value", [("approx", 9), ("pessimistic", 10)])
+def test_estimates_are_not_exact(capsys, method, value):
+    assert main(["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--method", method,
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["makespan"] == value and out["exact"] is False
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["", "--warps", "2", "--sigma", "L=1"], "is empty"),
+    (["LC", "--warps", "2", "--sigma", "L=1"], "'C' of the kernel has no sigma"),
+    (["LC", "--warps", "2", "--sigma", "L=0", "--sigma", "C=1"], "must be positive"),
+    (["LC", "--warps", "2", "--sigma", "L=-2", "--sigma", "C=1"], "not of the form n or 1/n"),
+    (["LC", "--warps", "2", "--sigma", "L=3/4", "--sigma", "C=1"], "not of the form n or 1/n"),
+    (["LC", "--warps", "0", "--sigma", "L=1", "--sigma", "C=1"], "warps 0 must be"),
+])
+def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, msg):
+    assert main(["makespan", *argv]) == 2
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_ilp_refuses_multi_cycle_instructions_with_exit_code_2(capsys):
+    assert main(["makespan", "LC3", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--method", "ilp"]) == 2
+    assert "single-cycle instructions only" in capsys.readouterr().err
+
+
+def test_multi_cycle_kernel_is_solved_and_shown(capsys):
+    assert main(["makespan", "L C3p", "-W", "2", "--sigma", "L=1", "--sigma", "C=1"]) == 0
+    out = capsys.readouterr().out
+    assert "exact worst-case makespan" in out and "~" in out
