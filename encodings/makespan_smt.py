@@ -23,7 +23,7 @@ class MakespanUnrolling:
 
     def __init__(self, sm: CountSM, solver: Any, prefix: str = "m.") -> None:
         self.sm, self.solver = sm, solver
-        self.u = Unrolling(sm, prefix)
+        self.u = Unrolling(sm, prefix, bitvector=False)  # counts reach W: linear integer arithmetic
         self.depth = 0
         solver.add(self.u.init())
 
