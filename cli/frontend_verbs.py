@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from warpcheck.cli.demo import run_demo
 from warpcheck.cli.frontend_run import ProveJob, prove_job, replay_witness
@@ -48,11 +48,37 @@ def _prove(a: argparse.Namespace) -> int:
     job = ProveJob(config_from_args(a), a.property, a.engine, a.depth, a.timeout, a.witness, a.vcd,
                    a.recheck, a.all_warps, a.prologue)
     out = prove_job(job, progress=None if a.json or a.quiet else _progress)
-    if a.json:
-        print(json.dumps(out.to_json()))
-    else:
-        print(out.report())
+    _show(out, a.json)
     return EXIT_CODES[out.result.status]
+
+
+def _show(outcome: Any, as_json: bool) -> None:
+    """Print an outcome as one JSON object or as its text report."""
+    print(json.dumps(outcome.to_json()) if as_json else outcome.report())
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= low, with a one-line error otherwise."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is not allowed; it must be >= {low}")
+        return value
+    return parse
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{value:g} is not allowed; a timeout must be > 0 seconds")
+    return value
 
 
 def _progress(msg: str) -> None:
@@ -61,19 +87,13 @@ def _progress(msg: str) -> None:
 
 def _replay(a: argparse.Namespace) -> int:
     out = replay_witness(a.witness, a.design, a.cycles, a.vcd)
-    if a.json:
-        print(json.dumps(out.to_json()))
-    else:
-        print(out.report())
+    _show(out, a.json)
     return 0 if out.reproduced else EXIT_CODES[Status.ERROR]
 
 
 def _demo(a: argparse.Namespace) -> int:
     out = run_demo(a.warps, a.timeout, a.out, progress=None if a.json else _progress)
-    if a.json:
-        print(json.dumps(out.to_json()))
-    else:
-        print(out.report())
+    _show(out, a.json)
     return 0 if out.as_expected else 1
 
 
@@ -94,15 +114,15 @@ def register(sub: Any) -> None:
     p.add_argument("--engine", default="auto", choices=["auto", "kind", "bmc"],
                    help="auto: a short BMC run, then k-induction (default); kind: k-induction with "
                         "proved lemmas, unbounded; bmc: bounded only")
-    p.add_argument("--depth", type=int, default=8, help="largest k (kind) or depth (bmc) (default 8)")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds before TIMEOUT (default 300)")
+    p.add_argument("--depth", type=at_least(0), default=8, help="largest k (kind) or depth (bmc) (default 8)")
+    p.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds before TIMEOUT (default 300)")
     p.add_argument("--witness", metavar="PATH", help="where a FAIL's witness goes (default warpcheck-out/NAME.json)")
     p.add_argument("--vcd", metavar="PATH", help="also write the counterexample replay as VCD waveforms")
     p.add_argument("--recheck", action="store_true", help="re-check a PASS with a second solver (cvc5 via pySMT)")
     p.add_argument("--all-warps", action="store_true",
                    help="swas: prove the property for every number of warps at once (compositional proof: "
                         "one warp against an arbitrary scheduler, plus the policy and projection lemmas)")
-    p.add_argument("--prologue", type=int, default=0, metavar="N",
+    p.add_argument("--prologue", type=at_least(0), default=0, metavar="N",
                    help="ignore violations in the first N cycles, as the paper measures after a prologue "
                         "(default 0: the warm start already has full ibuffers)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -117,7 +137,7 @@ def register(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("witness", help="witness file (JSON) written by prove")
     r.add_argument("--design", default="both", choices=list(DESIGNS) + ["both"], help="default: both")
-    r.add_argument("--cycles", type=int, help="cycles to replay (default: the witness's cycle + 4)")
+    r.add_argument("--cycles", type=at_least(1), help="cycles to replay (default: the witness's cycle + 4)")
     r.add_argument("--vcd", metavar="PATH", help="also write VCD waveforms of the replay")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=_replay)
@@ -126,8 +146,8 @@ def register(sub: Any) -> None:
                        description="Prove SWaS for GTLRR, GTLO and LRR; find the baseline counterexample for "
                                    "each of the nine fetch x issue combinations; replay each on both designs; "
                                    "print one summary table.")
-    d.add_argument("--warps", "-W", type=int, default=4, help="number of warps (default 4)")
-    d.add_argument("--timeout", type=float, default=120.0, help="seconds per proof (default 120)")
+    d.add_argument("--warps", "-W", type=at_least(1), default=4, help="number of warps (default 4)")
+    d.add_argument("--timeout", type=positive_seconds, default=120.0, help="seconds per proof (default 120)")
     d.add_argument("--out", default="warpcheck-out", help="folder for the witnesses (default warpcheck-out)")
     d.add_argument("--json", action="store_true", help="print one JSON object")
     d.set_defaults(func=_demo)

@@ -100,3 +100,13 @@ def test_every_verb_has_help():
     for verb in ["prove", "replay", "demo", "run"]:
         r = cli(verb, "--help")
         assert r.returncode == 0 and "--json" in r.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (["prove", "--depth", "-1"], "argument --depth: -1 is not allowed; it must be >= 0"),
+    (["prove", "--timeout", "0"], "argument --timeout: 0 is not allowed; a timeout must be > 0 seconds"),
+    (["demo", "--warps", "0"], "argument --warps/-W: 0 is not allowed; it must be >= 1"),
+])
+def test_bad_numeric_options_are_one_line_and_exit_2(args, message):
+    r = cli(*args)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1
