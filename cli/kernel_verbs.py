@@ -23,7 +23,7 @@ def load_kernel(path: str, entry: str | None = None) -> Kernel:
     try:
         text = Path(path).read_text()
     except (OSError, UnicodeDecodeError) as e:
-        raise InputFileError(f"cannot read kernel file {path!r} ({e.strerror or e}); give a readable PTX or .sass file")
+        raise InputFileError(f"cannot read kernel file {path!r} ({getattr(e, 'strerror', None) or e}); give a readable PTX or .sass file")
     is_ptx = path.endswith(".ptx") or (not path.endswith(".sass") and (".entry" in text or ".version" in text))
     kernels = parse_ptx(text, path) if is_ptx else parse_sass(text, path)
     if not kernels:

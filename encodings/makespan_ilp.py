@@ -9,6 +9,8 @@ the transformation) are supported, as in the paper.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import time
 from dataclasses import dataclass
 
@@ -144,7 +146,7 @@ class MakespanIlp:
         h.run()
         return self._result(h, time.monotonic() - start)
 
-    def _result(self, h: object, seconds: float) -> IlpResult:
+    def _result(self, h: Any, seconds: float) -> IlpResult:
         import highspy
 
         status = h.getModelStatus()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Mapping
+from typing import Any, Mapping
 
 import networkx as nx
 
@@ -113,7 +113,7 @@ class KernelCFG:
         """Block index -> the stacks of open SSY targets a thread may have at the block's SYNC."""
         at_entry: dict[int, set] = {0: {()}}
         at_sync: dict[int, set] = {}
-        work = [(0, ())]
+        work: list[tuple[int, tuple[int, ...]]] = [(0, ())]
         while work:
             index, scope = work.pop()
             block = self.blocks[index]
@@ -121,7 +121,7 @@ class KernelCFG:
                 if self.kernel.instructions[pc].base == "ssy" and len(scope) < 64:
                     scope = scope + (self.kernel.target_pc(pc),)
             last = self.kernel.instructions[block.end - 1]
-            succ = []
+            succ: list[Any] = []
             if last.base == "sync":
                 at_sync.setdefault(index, set()).add(scope)
                 succ = [(scope[-1], scope[:-1])] if scope else []
@@ -216,7 +216,7 @@ def _dominates(idom: dict, a, b) -> bool:
 
 def _split_blocks(kernel: Kernel) -> tuple[BasicBlock, ...]:
     """Cut the instruction list into basic blocks."""
-    names = {}
+    names: dict[int, str] = {}
     for label, pc in kernel.labels.items():
         names.setdefault(pc, label)
     leaders = {0} | {pc for pc in kernel.labels.values() if pc < len(kernel)}

@@ -10,6 +10,8 @@ defs and uses.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import re
 from dataclasses import replace
 
@@ -74,7 +76,8 @@ class _Parser:
         return i
 
     def _body(self, lines, i: int):
-        body, depth = [], 1
+        body: list[Any] = []
+        depth = 1
         while i < len(lines):
             lineno, line = lines[i]
             if line == "}" and depth == 1:
@@ -167,6 +170,8 @@ def _make(op: str, args: list[str], guard: str | None, line: str, lineno: int) -
     space = next((p for p in parts[1:] if p in _STATES), "generic") if base in _MEM else None
     dtype = next((p for p in reversed(parts[1:]) if re.fullmatch(r"[sbuf]\d+|pred", p)), None)
     target = None
+    dst: tuple[str, ...]
+    srcs: tuple[str, ...]
     if base in ("bra", "brx"):
         target, dst, srcs = args[-1], (), tuple(args[:-1])
     elif base in _NO_DST or not args:

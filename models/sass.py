@@ -60,6 +60,8 @@ def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
             params += [p.strip() for p in _directive_value(line, filename, lineno).split(",") if p.strip()]
             continue
         m = _LINE.match(line)
+        if m is None:  # the pattern's parts are all optional, so this cannot happen
+            raise InputFileError(f"{filename}:{lineno}:1: cannot parse {line!r}")
         if m.group("label"):
             labels[m.group("label")] = len(instructions)
         rest = m.group("rest").strip()
@@ -99,6 +101,8 @@ def _instruction(text: str, raw: str, filename: str, lineno: int) -> Instruction
     base = op.split(".")[0]
     guard = None if m.group("guard") in (None, "PT") else m.group("neg") + m.group("guard")
     target = args[0] if base in ("BRA", "SSY") else None
+    dst: tuple[str, ...]
+    srcs: tuple[str, ...]
     if base in ("BRA", "SSY"):
         dst, srcs = (), ()
     elif base in _NO_DST or not args:

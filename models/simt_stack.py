@@ -70,6 +70,8 @@ def branch(stack: Stack, taken: int, target: int, next_pc: int, syntax: str, ipd
         return goto(stack, next_pc, syntax)
     if syntax == "sass":
         return stack[:-1] + (Entry(next_pc, n, NIL, top.rpc), Entry(target, t, NIL, top.rpc))
+    if ipdom is None:
+        raise ValueError("a divergent PTX branch needs its immediate post-dominator")
     paths = tuple(Entry(pc, m, NIL, ipdom) for pc, m in ((next_pc, n), (target, t)) if pc != ipdom)
     if ipdom == top.rpc:
         return normalize(stack[:-1] + paths, syntax)

@@ -96,7 +96,7 @@ class TraceAlgebra(Algebra):
         return self._fold("le", (a, b))
 
     def and_(self, *xs: Any) -> Any:
-        refs = []
+        refs: list[Any] = []
         for x in xs:
             if not _is_ref(x):
                 if not x:
@@ -106,7 +106,7 @@ class TraceAlgebra(Algebra):
         return True if not refs else refs[0] if len(refs) == 1 else self.node("and_", tuple(refs))
 
     def or_(self, *xs: Any) -> Any:
-        refs = []
+        refs: list[Any] = []
         for x in xs:
             if not _is_ref(x):
                 if x:

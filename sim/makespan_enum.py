@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.models.errors import WarpcheckError
@@ -54,7 +54,7 @@ class _Longest:
 
     def solve(self, root: Key) -> int:
         """Fill ``value`` bottom-up with an explicit stack (no recursion limit)."""
-        stack = [(root, None)]
+        stack: list[tuple[tuple[int, ...], Any]] = [(root, None)]
         while stack:
             k, succ = stack[-1]
             if k in self.value:

@@ -250,6 +250,8 @@ def run_lanes(S, PC, CLS, DEP, TK, WARM, POS, MISSED, TAGS, LINES, LSIZE, PLEN, 
             tmp.write_text(text)
             tmp.replace(path)
         spec = importlib.util.spec_from_file_location(path.stem, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load the generated module {path}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[path.stem] = module  # numba's cache re-imports the module by name
         spec.loader.exec_module(module)

@@ -102,9 +102,9 @@ class Machine:
                 return t.special[op]
             return t.regs.get(op, False if op.startswith(("%p", "P")) else 0)
         if kind == "neg":
-            return -self._raw(t, payload, dtype)
+            return -self._raw(t, str(payload), dtype)
         if kind == "not":
-            return not self._raw(t, payload, dtype)
+            return not self._raw(t, str(payload), dtype)
         if kind == "const":
             return payload
         if kind == "addr":
@@ -273,7 +273,7 @@ def _trunc_div(a, b) -> int:
 
 
 def _is_float(dtype: str | None) -> bool:
-    return bool(dtype) and dtype[0] == "f"
+    return dtype is not None and dtype[:1] == "f"
 
 
 def _width(dtype: str | None) -> int:

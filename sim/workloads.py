@@ -154,7 +154,8 @@ class Workload:
 
     def _walk(self, warp: int) -> list[tuple[int, Instr]]:
         rng = random.Random(self.seed * 1_000_003 + warp)
-        k, out = self.kernel, []
+        k = self.kernel
+        out: list[tuple[int, Instr]] = []
         counters: dict[int, int] = {}
         writers: list[tuple[str, ...]] = []  # destinations of the last DEP_WINDOW instructions
         pc = 0

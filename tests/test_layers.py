@@ -4,6 +4,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 ALLOWED = {"models": set(), "encodings": {"models"}, "verify": {"models", "encodings"},
            "sim": {"models", "encodings"}, "cli": {"models", "encodings", "verify", "sim", "cli"}}
@@ -35,3 +37,10 @@ def test_models_and_sim_import_no_solver():
     bad = [f"{f.relative_to(ROOT)} imports {m}" for layer in ("models", "sim") for f in (ROOT / layer).rglob("*.py")
            for m in imports(f) if m.split(".")[0] in SOLVERS]
     assert not bad, "\n".join(bad)
+
+
+def test_every_layer_type_checks():
+    api = pytest.importorskip("mypy.api")
+    folders = [str(ROOT / layer) for layer in ALLOWED]
+    out, err, code = api.run(["--ignore-missing-imports", "--cache-dir", str(ROOT / ".mypy_cache"), *folders])
+    assert code == 0, out + err

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import networkx as nx
 
@@ -200,7 +200,7 @@ def _guided_run(sm: CountSM, ag: AbstractGraph, togo: dict[Abs, int], unit: str,
     beam: list[tuple[int, dict[str, int], list]] = [(0, start, [])]
     finished: list[tuple[int, list]] = []
     while beam:
-        nxt: dict[tuple[int, ...], tuple[int, int, dict[str, int], list]] = {}
+        nxt: dict[tuple[int, ...], tuple[int, int, dict[str, int], Any]] = {}
         for spent, s, path in beam:
             if sm.finished(CONCRETE, s):
                 finished.append((spent, path))
