@@ -107,3 +107,10 @@ def test_irreducible_kernel_is_reported(capsys, tmp_path):
                    "B: IADD R2, R2, 1 ;\n@P0 BRA A ;\nEXIT ;\n")
     code, _, err = run(capsys, "wcet", irr, "--max-loop-bound", 3)
     assert code == 2 and "irreducible control-flow graph" in err
+
+
+def test_a_file_that_is_not_text_is_refused_in_one_line(capsys, tmp_path):
+    binary = tmp_path / "kernel.cubin"
+    binary.write_bytes(b"\x7fELF\xff\xfe\x00\x81")
+    code, out, err = run(capsys, "cfg", binary)
+    assert code == 2 and out == "" and "cannot read kernel file" in err and len(err.strip().splitlines()) == 1
