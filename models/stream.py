@@ -11,7 +11,7 @@ extraction (which reads them back off a solver trace).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from warpcheck.models.errors import InputFileError
 from warpcheck.models.frontend import FrontEnd
@@ -56,13 +56,14 @@ def instr_of(values: Mapping[str, Any], prefix: str, miss: bool = False) -> Inst
 class StreamBook:
     """Which stream element each fetch request of a warp stands for."""
 
-    def __init__(self, fe: FrontEnd) -> None:
+    def __init__(self, fe: FrontEnd, fetch_choice: Callable[[Mapping[str, Any]], int] | None = None) -> None:
         self.fe = fe
         self.missed = [False] * fe.W  # the pending element's first fetch already missed
+        self._choice = fetch_choice  # another interpretation of fe.fetch_choice (e.g. compiled)
 
     def fetcher(self, s: Mapping[str, Any], A: Any) -> int | None:
         """The warp fetching on the correct path in concrete state ``s`` (None: no such fetch)."""
-        fw = self.fe.fetch_choice(A, dict(s))
+        fw = self._choice(s) if self._choice else self.fe.fetch_choice(A, dict(s))
         if fw < 0 or s[f"w{fw}.pend"]:
             return None
         return fw

@@ -39,8 +39,9 @@ def initial_params(fe: FrontEnd, ibuffers: Sequence[Sequence[Instr]]) -> dict[st
 class Feeder:
     """Turns the next element of the fetching warp's stream into the step's inputs."""
 
-    def __init__(self, fe: FrontEnd, source: Source) -> None:
-        self.book, self.source = StreamBook(fe), source
+    def __init__(self, fe: FrontEnd, source: Source,
+                 fetch_choice: Callable[[dict[str, Any]], int] | None = None) -> None:
+        self.book, self.source = StreamBook(fe, fetch_choice), source
         self.pos = [0] * fe.W
 
     def inputs(self, s: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from tabulate import tabulate
 
@@ -20,7 +20,6 @@ from warpcheck.models.config import SMConfig
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend import NOP_CLS, FrontEnd
 from warpcheck.models.oracles import osched1_choice, osched2_choice
-from warpcheck.models.stream import StreamBook
 from warpcheck.sim.compiled import CompiledFrontEnd
 from warpcheck.sim.driver import Feeder, initial_params, run_iter
 from warpcheck.sim.workloads import ICache, Workload, WorkloadSource
@@ -71,21 +70,6 @@ def compiled(config: SMConfig) -> CompiledFrontEnd:
     return _COMPILED[key]
 
 
-class _CompiledBook(StreamBook):
-    """The driver's bookkeeping with the compiled fetch choice (same rule as StreamBook.fetcher)."""
-
-    def __init__(self, cfe: CompiledFrontEnd) -> None:
-        super().__init__(cfe.fe)
-        self.cfe = cfe
-
-    def fetcher(self, s: Mapping[str, Any], A: Any) -> int | None:
-        """The warp fetching on the correct path (None: no such fetch)."""
-        fw = self.cfe.fetch_choice(s, None)
-        if fw < 0 or s[f"w{fw}.pend"]:
-            return None
-        return fw
-
-
 def _reference_run(fe: FrontEnd, source: WorkloadSource) -> Iterator[tuple[dict, Callable, Callable, Callable]]:
     for s, _ in run_iter(fe, source.ibuffers(), source):
         yield s, lambda: fe.issue_choice(A, s), lambda: osched1_choice(fe, A, s), lambda: osched2_choice(fe, A, s)
@@ -94,8 +78,7 @@ def _reference_run(fe: FrontEnd, source: WorkloadSource) -> Iterator[tuple[dict,
 def _compiled_run(cfe: CompiledFrontEnd, source: WorkloadSource) -> Iterator[tuple[dict, Callable, Callable, Callable]]:
     fe = cfe.fe
     s = fe.init(A, initial_params(fe, source.ibuffers()))
-    feeder = Feeder(fe, source)
-    feeder.book = _CompiledBook(cfe)
+    feeder = Feeder(fe, source, fetch_choice=lambda st: cfe.fetch_choice(st, None))
     while True:
         i = feeder.inputs(s)
         yield s, lambda: cfe.issue_choice(s, i), lambda: cfe.osched1(s, i), lambda: cfe.osched2(s, i)
