@@ -1,0 +1,87 @@
+"""The L1 data cache as LRU sets, written once over the value algebra.
+
+A set is a tuple of line ids, most recently used first; ``-1`` is an empty
+way.  A load that hits moves its line to the front; a miss inserts it at the
+front and evicts the last way.  Stores are write-through and never allocate;
+what a store that hits does is configurable (``stores``):
+
+* ``evict`` (default): the line is invalidated (Fermi-style L1);
+* ``keep``: the set is left as it is;
+* ``touch``: the line becomes most recently used.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from warpcheck.models.errors import ConfigError
+
+STORE_POLICIES = ("evict", "keep", "touch")
+EMPTY = -1
+
+
+@dataclass(frozen=True)
+class L1Spec:
+    """An L1 data cache: total bytes, ways, line bytes, and what a store hit does."""
+
+    size: int = 16 * 1024
+    ways: int = 4
+    line_bytes: int = 128
+    stores: str = "evict"
+
+    def __post_init__(self) -> None:
+        for name in ("size", "ways", "line_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value <= 0 or value & (value - 1):
+                raise ConfigError(f"L1 {name} is {value!r}; use a positive power of two")
+        if self.size < self.ways * self.line_bytes:
+            raise ConfigError(f"L1 of {self.size} bytes cannot hold {self.ways} ways of {self.line_bytes}-byte "
+                              f"lines; give a larger size or fewer ways")
+        if self.stores not in STORE_POLICIES:
+            raise ConfigError(f"store policy {self.stores!r} is unknown; choose one of: {', '.join(STORE_POLICIES)}")
+
+    @property
+    def sets(self) -> int:
+        """Number of sets."""
+        return self.size // (self.ways * self.line_bytes)
+
+    def set_of(self, line_address: int) -> int:
+        """The set a line address maps to."""
+        return line_address // self.line_bytes % self.sets
+
+
+def parse_cache(text: str, line_bytes: int = 128, stores: str = "evict") -> L1Spec:
+    """An L1Spec from ``SIZE:WAYS`` (size in bytes or with a K suffix, e.g. ``16K:4``)."""
+    size, sep, ways = text.partition(":")
+    size = size.strip().upper().removesuffix("B")
+    mult = 1024 if size.endswith("K") else 1
+    digits = size.removesuffix("K")
+    if not sep or not digits.isdigit() or not ways.strip().isdigit():
+        raise ConfigError(f"--cache {text!r} is not SIZE:WAYS; write e.g. --cache 16K:4")
+    return L1Spec(int(digits) * mult, int(ways), line_bytes, stores)
+
+
+def _present_upto(A: Any, ways: Sequence[Any], line: Any, i: int) -> Any:
+    """Whether ``line`` is in ways ``0 .. i``."""
+    return A.any_([A.eq(w, line) for w in ways[:i + 1]])
+
+
+def load(A: Any, ways: Sequence[Any], line: Any) -> tuple[tuple[Any, ...], Any]:
+    """A load of ``line``: the new set (line first) and whether it hit."""
+    hit = _present_upto(A, ways, line, len(ways) - 1)
+    moved = [line] + [A.ite(_present_upto(A, ways, line, i - 1), ways[i], ways[i - 1]) for i in range(1, len(ways))]
+    return tuple(moved), hit
+
+
+def store(A: Any, ways: Sequence[Any], line: Any, policy: str) -> tuple[tuple[Any, ...], Any]:
+    """A store to ``line`` (write-through, no allocate): the new set and whether it hit."""
+    hit = _present_upto(A, ways, line, len(ways) - 1)
+    if policy == "keep":
+        return tuple(ways), hit
+    if policy == "touch":
+        moved, _ = load(A, ways, line)
+        return tuple(A.ite(hit, m, w) for m, w in zip(moved, ways)), hit
+    n = len(ways)
+    out = [A.ite(_present_upto(A, ways, line, i), ways[i + 1] if i + 1 < n else A.const(EMPTY), ways[i])
+           for i in range(n)]
+    return tuple(out), hit
