@@ -152,3 +152,6 @@ def register(sub) -> None:
     add_kernel_options(p)
     p.add_argument("--cache", metavar="SIZE:WAYS", help="also replay the L1 in the static order (e.g. 16K:4)")
     p.set_defaults(func=_analyze)
+    from warpcheck.cli import reorder_prove
+
+    reorder_prove.register(sub)
