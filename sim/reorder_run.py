@@ -57,7 +57,8 @@ def deliverable(ts: ReorderUnit, s: State) -> list[Delivery]:
 
 def random_schedule(ts: ReorderUnit, rng: random.Random, stall: float = 0.3, limit: int = 10000) -> list[Delivery]:
     """A legal schedule that delivers every request (random order, random stalls), if the unit lets it."""
-    s, out = ts.init(A, {}), []
+    s = ts.init(A, {})
+    out: list[Delivery] = []
     for _ in range(limit):
         if all(s[f"st.{w}.{k}"] == 2 for w in range(ts.work.warps) for k in range(ts.work.count(w))):
             return out
