@@ -41,7 +41,7 @@ def workload(an: Analysis, filename: str = "") -> tuple[Workload, Lines]:
     if len(epochs) > MAX_WARPS or total > MAX_REQUESTS or total == 0:
         raise ConfigError(f"kernel {an.kernel.name!r} has {len(epochs)} warps and {total} global requests; a proof "
                           f"takes 1 to {MAX_REQUESTS} requests and at most {MAX_WARPS} warps (shrink the grid)")
-    return Workload(epochs, tuple(linear[w.block] for w in an.warps)), lines
+    return Workload(epochs, tuple(linear[w.block] for w in an.warps), lines), lines
 
 
 def _names(an: Analysis, order: list[Delivery]) -> list[str]:
@@ -51,7 +51,7 @@ def _names(an: Analysis, order: list[Delivery]) -> list[str]:
 def _with_unit(a: argparse.Namespace, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
     r = prove(m, a.check, a.max_k, a.timeout)
     out = _result_json(r)
-    if a.check == "order" and r.status is Status.PASS:
+    if a.check != "deadlock" and r.status is Status.PASS:
         out["l1"] = _exact_misses(m, lines, spec, a.samples)
     if r.status is Status.FAIL and r.trace is not None:
         out.update(_replay_fail(a, an, m, schedule_of(r.trace)))
@@ -89,11 +89,18 @@ def _replay_fail(a: argparse.Namespace, an: Analysis, m: Monitored, schedule: li
 
 
 def _without_unit(a: argparse.Namespace, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
-    r = prove(m, "order", a.max_k, a.timeout, depth=a.depth)
+    r = prove(m, a.check, a.max_k, a.timeout, depth=a.depth)
     out = _result_json(r)
     if r.status is not Status.FAIL or r.trace is None:
         return out
     first = drain(m.inner, schedule_of(r.trace))
+    if a.check == "misses":
+        second = simulate(m.inner, list(m.order), extra=1)
+        pair = [_schedule_json(an, first, lines, spec), _schedule_json(an, second, lines, spec)]
+        out["schedules"] = pair
+        out["reproduced"] = pair[0]["load_misses"] != m.expected_misses == pair[1]["load_misses"]
+        out["misses_differ"] = out["reproduced"]
+        return out
     second = simulate(m.inner, list(m.order), extra=1)
     pair = [_schedule_json(an, first, lines, spec), _schedule_json(an, second, lines, spec)]
     if pair[0]["load_misses"] == pair[1]["load_misses"]:
@@ -130,12 +137,14 @@ def _prove(a: argparse.Namespace) -> int:
     if a.channel < 1:
         raise ConfigError(f"--channel is {a.channel!r}; a channel holds at least one request")
     spec = parse_cache(a.cache, a.line_bytes, a.stores)
-    m = Monitored(ReorderUnit(work, a.channel, a.order, unit=not a.no_unit))
-    if a.no_unit and a.check != "order":
-        raise ConfigError(f"--check {a.check} needs the unit; without it (--no-unit) only the order is checked")
+    if a.no_unit and a.check == "deadlock":
+        raise ConfigError("--check deadlock needs the unit; without it (--no-unit) check order or misses")
+    expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order)], spec).load_misses
+    unit = ReorderUnit(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None)
+    m = Monitored(unit, expected)
     out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order,
            "channel": a.channel, "warps": work.warps, "requests": work.total,
-           "static_order": _names(an, static_order(work.epochs, a.order))}
+           "static_order": _names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
     out.update(_without_unit(a, an, m, lines, spec) if a.no_unit else _with_unit(a, an, m, lines, spec))
     status = _final_status(out)
     out["status"] = status.value
@@ -176,6 +185,8 @@ def _report(out: dict) -> str:
             f"none of {l1['schedules']} random schedules completed (see --check deadlock)"
         lines.append(f"L1 {l1['size']} B {l1['ways']}-way: static replay {l1['load_misses']} load misses of "
                      f"{l1['loads']}; {sim}")
+    if out["check"] == "misses":
+        lines.append(f"expected load misses (LRU replay of the static order): {out['expected_misses']}")
     if "replayed_order" in out:
         lines.append("replayed L1 order: " + (", ".join(out["replayed_order"]) or "nothing"))
     if "waits_for" in out:
@@ -206,7 +217,10 @@ def register(sub) -> None:
                                "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR")
     add_kernel_options(q)
     q.add_argument("--no-unit", action="store_true", help="requests go to L1 in arrival order")
-    q.add_argument("--check", choices=CHECKS, default="order", help="order (default) or deadlock")
+    q.add_argument("--check", choices=CHECKS, default="order",
+                   help="order (default): the L1 order is the static one; misses: the L1 load misses are those of "
+                        "the static order's LRU replay (the L1 of --cache in the model); deadlock: the unit never "
+                        "waits for a request held behind a barrier")
     q.add_argument("--channel", type=int, default=2, metavar="C",
                    help="channel depth: requests a warp may have between its oldest unsent one and its newest "
                         "(default 2)")

@@ -85,3 +85,52 @@ def store(A: Any, ways: Sequence[Any], line: Any, policy: str) -> tuple[tuple[An
     out = [A.ite(_present_upto(A, ways, line, i), ways[i + 1] if i + 1 < n else A.const(EMPTY), ways[i])
            for i in range(n)]
     return tuple(out), hit
+
+
+class L1Port:
+    """The L1 as a component of a transition system: the touched sets, fed one request per cycle.
+
+    ``requests`` lists every request's (kind, line addresses), numbered as the
+    system numbers them.  Only the sets some request touches are modelled;
+    lines are renumbered 0 .. L-1 so that state variables stay small.
+    """
+
+    def __init__(self, spec: L1Spec, requests: Sequence[tuple[str, Sequence[int]]]) -> None:
+        self.spec = spec
+        self.requests = [(kind, tuple(sorted(set(lines)))) for kind, lines in requests]
+        addresses = sorted({a for _, lines in self.requests for a in lines})
+        self.line_id = {a: i for i, a in enumerate(addresses)}
+        self.sets = sorted({spec.set_of(a) for a in addresses})
+        self.widest = max([len(lines) for _, lines in self.requests] + [1])
+
+    def names(self) -> list[str]:
+        """State variable names of the ways, set by set, most recently used first."""
+        return [f"l1.{s}.{i}" for s in self.sets for i in range(self.spec.ways)]
+
+    def _column(self, A: Any, p: int, of: Any) -> tuple[Any, Any]:
+        """The p-th line (id, or -1) of each request and its set, selected by request number ``of``."""
+        ids, sets = [], []
+        for _, lines in self.requests:
+            ids.append(A.const(self.line_id[lines[p]] if p < len(lines) else EMPTY))
+            sets.append(A.const(self.spec.set_of(lines[p]) if p < len(lines) else EMPTY))
+        return A.select(ids, of), A.select(sets, of)
+
+    def access(self, A: Any, s: dict, valid: Any, of: Any) -> tuple[dict, Any, Any]:
+        """The sets after request ``of`` (if ``valid``): (new ways, load-line hits, load-line misses)."""
+        ways = {k: s[k] for k in self.names()}
+        is_load = A.select([A.const(kind == "L") for kind, _ in self.requests], of)
+        hits, misses = A.const(0), A.const(0)
+        for p in range(self.widest):
+            line, where = self._column(A, p, of)
+            used = A.and_(valid, A.ne(line, A.const(EMPTY)))
+            for st in self.sets:
+                here = A.and_(used, A.eq(where, A.const(st)))
+                old = tuple(ways[f"l1.{st}.{i}"] for i in range(self.spec.ways))
+                loaded, hit = load(A, old, line)
+                stored, _ = store(A, old, line, self.spec.stores)
+                new = A.ite(here, A.ite(is_load, loaded, stored), old)
+                ways.update({f"l1.{st}.{i}": w for i, w in enumerate(new)})
+                counted = A.and_(here, is_load)
+                hits = A.add(hits, A.ite(A.and_(counted, hit), A.const(1), A.const(0)))
+                misses = A.add(misses, A.ite(A.and_(counted, A.not_(hit)), A.const(1), A.const(0)))
+        return ways, hits, misses

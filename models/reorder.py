@@ -30,8 +30,10 @@ memory requests, and the block's warps all reach the barrier).
 
 Every cycle the step exports an output record: ``o_valid``, ``o_warp``,
 ``o_idx`` (the request sent to L1, as (warp, index in the warp's requests))
-and ``o_key`` (its key in the unit's order).  Properties compare it with a
-reference written apart (``models.reorder_order``).
+and ``o_key`` (its key in the unit's order); with an L1 (``l1``), also
+``o_hits`` and ``o_misses`` (load lines of that request that hit or miss) and
+the running count ``misses``.  Properties compare the record with a reference
+written apart (``models.reorder_order``).
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from warpcheck.models.errors import ConfigError
+from warpcheck.models.l1 import L1Port, L1Spec
 from warpcheck.models.reorder_order import ORDERS
 from warpcheck.models.ts import State, TransitionSystem, Var
 
@@ -51,6 +54,7 @@ class Workload:
 
     epochs: tuple[tuple[int, ...], ...]
     blocks: tuple[int, ...]
+    accesses: tuple[tuple[tuple[str, tuple[int, ...]], ...], ...] = ()  # per request: kind "L"|"S", lines
 
     def __post_init__(self) -> None:
         if len(self.epochs) != len(self.blocks) or not self.epochs:
@@ -81,12 +85,16 @@ class Workload:
 class ReorderUnit(TransitionSystem):
     """Channels, distributing unit and reordering unit in front of L1 (or, with ``unit=False``, nothing)."""
 
-    def __init__(self, work: Workload, channel: int = 2, order: str = "round", unit: bool = True) -> None:
+    def __init__(self, work: Workload, channel: int = 2, order: str = "round", unit: bool = True,
+                 l1: L1Spec | None = None) -> None:
         if channel < 1:
             raise ConfigError(f"channel depth is {channel!r}; a channel holds at least one request")
         if order not in ORDERS:
             raise ConfigError(f"unknown order {order!r}; known orders: {', '.join(ORDERS)}")
         self.work, self.channel, self.order, self.unit = work, channel, order, unit
+        self.l1 = None if l1 is None else L1Port(l1, [a for warp in work.accesses for a in warp])
+        if self.l1 is not None and [len(a) for a in work.accesses] != [len(e) for e in work.epochs]:
+            raise ConfigError("an L1 needs the kind and lines of every request of the workload")
         self.name = f"reorder-{'unit' if unit else 'none'}-{order}-W{work.warps}-C{channel}"
 
     # -- variables -----------------------------------------------------------
@@ -106,15 +114,25 @@ class ReorderUnit(TransitionSystem):
             for w in range(W):
                 vs += [Var(f"ch.{w}.{c}", "int", -1, n - 1) for c in range(self.channel)]
                 vs += [Var(f"sp.{w}", "int", 0, self.channel - 1), Var(f"sent.{w}", "int", 0, self.work.count(w))]
-        return vs + [Var("o_valid", "bool"), Var("o_warp", "int", -1, W - 1), Var("o_idx", "int", -1, n - 1),
-                     Var("o_key", "int", -1, self.max_key)]
+        vs += [Var("o_valid", "bool"), Var("o_warp", "int", -1, W - 1), Var("o_idx", "int", -1, n - 1),
+               Var("o_key", "int", -1, self.max_key)]
+        return vs + self._l1_vars()
+
+    def _l1_vars(self) -> list[Var]:
+        if self.l1 is None:
+            return []
+        loads = sum(len(lines) for kind, lines in self.l1.requests if kind == "L")
+        lines = len(self.l1.line_id)
+        return [Var(n, "int", -1, max(lines - 1, 0)) for n in self.l1.names()] + [
+            Var("o_hits", "int", 0, self.l1.widest), Var("o_misses", "int", 0, self.l1.widest),
+            Var("misses", "int", 0, loads)]
 
     def input_vars(self) -> list[Var]:
         return [Var("a_warp", "int", -1, self.work.warps - 1), Var("a_idx", "int", 0, self.work.longest - 1)]
 
     def init(self, A: Any, p: Mapping[str, Any]) -> State:
         s: State = {v.name: A.const(v.lo) for v in self.state_vars()}
-        s.update({k: A.const(-1) for k in s if k.startswith("ch.")})
+        s.update({k: A.const(-1) for k in s if k.startswith(("ch.", "l1."))})
         s["o_valid"] = A.false
         return s
 
@@ -164,7 +182,20 @@ class ReorderUnit(TransitionSystem):
         s["o_warp"] = A.ite(valid, w, A.const(-1))
         s["o_idx"] = A.ite(valid, k, A.const(-1))
         s["o_key"] = A.ite(valid, key, A.const(-1))
+        if self.l1 is not None:
+            ways, hits, misses = self.l1.access(A, s, valid, self._request_number(A, w, k))
+            s.update(ways)
+            s["o_hits"], s["o_misses"] = hits, misses
+            s["misses"] = A.add(s["misses"], misses)
         return s
+
+    def _request_number(self, A: Any, w: Any, k: Any) -> Any:
+        """Request (w, k) numbered warp after warp, as the L1 port numbers them."""
+        rows, first = [], 0
+        for q in range(self.work.warps):
+            rows.append(A.select([A.const(first + j) for j in range(self.work.count(q))], k))
+            first += self.work.count(q)
+        return A.select(rows, w)
 
     def expected_warp(self, A: Any, s: State) -> Any:
         """The channel the reordering unit waits at: the lowest key among warps with requests left."""

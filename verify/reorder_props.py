@@ -6,6 +6,9 @@ It shares no code with the unit's step: the unit picks the channel by an
 argmin over its reordering configuration; the reference reads a sorted list.
 
 * ``order``: the k-th request sent to L1 is the k-th of the static order.
+* ``misses``: once every request has gone to L1, the load-line misses equal
+  ``expected_misses`` (the LRU replay of the static order, computed apart by
+  the caller), so the L1 miss count is the same for every schedule.
 * ``deadlock``: never does the next request of the static order need a
   barrier that a request still unsent (hence, under ``order``, sent after it)
   holds.  A violation is a deadlock: the unit waits for a request the warp can
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Trace
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder import SENT, ReorderUnit
@@ -24,14 +28,14 @@ from warpcheck.verify.engines import bmc, kinduction
 from warpcheck.verify.result import Result, Status
 
 Prop = Callable[[Any, State], Any]
-CHECKS = ("order", "deadlock")
+CHECKS = ("order", "deadlock", "misses")
 
 
 class Monitored(TransitionSystem):
     """The unit together with the reference counter ``ref`` over the static order."""
 
-    def __init__(self, inner: ReorderUnit) -> None:
-        self.inner = inner
+    def __init__(self, inner: ReorderUnit, expected_misses: int | None = None) -> None:
+        self.inner, self.expected_misses = inner, expected_misses
         self.order = static_order(inner.work.epochs, inner.order)
         self.name = f"{inner.name}+ref"
 
@@ -70,6 +74,13 @@ class Monitored(TransitionSystem):
         ok = [self._next_free(A, s, r) for r in range(len(self.order))]
         return A.all_([A.implies(A.eq(s["ref"], A.const(r)), c) for r, c in enumerate(ok)])
 
+    def misses_prop(self, A: Any, s: State) -> Any:
+        """Once every request went to L1, the load-line misses are the expected ones."""
+        if self.inner.l1 is None or self.expected_misses is None:
+            raise ConfigError("the misses check needs an L1 in the unit and the expected miss count")
+        done = A.eq(s["ref"], A.const(len(self.order)))
+        return A.implies(done, A.eq(s["misses"], A.const(self.expected_misses)))
+
     def _next_free(self, A: Any, s: State, r: int) -> Any:
         w, k = self.order[r]
         work = self.inner.work
@@ -86,13 +97,45 @@ class Monitored(TransitionSystem):
             prefix = [sum(1 for q, _ in self.order[:r] if q == w) for r in range(len(self.order) + 1)]
             out[f"config_is_prefix.{w}"] = A.eq(s[f"sent.{w}"], A.select([A.const(c) for c in prefix], s["ref"]))
         out["output_counted"] = A.implies(s["o_valid"], A.lt(A.const(0), s["ref"]))
+        if self.inner.l1 is not None:
+            out.update(self._l1_lemmas(A, s))
         return out
+
+    def _l1_lemmas(self, A: Any, s: State) -> dict[str, Any]:
+        """The L1 sets and the miss count are those after the static order's first ``ref`` requests."""
+        table = _l1_prefix_states(self)
+        names = list(table[0])
+        return {f"l1_is_prefix.{n}": A.eq(s[n], A.select([A.const(row[n]) for row in table], s["ref"]))
+                for n in names}
 
     def prop(self, check: str) -> Prop:
         """The predicate of a named check."""
         if check not in CHECKS:
             raise ConfigError(f"unknown check {check!r}; known checks: {', '.join(CHECKS)}")
-        return self.order_prop if check == "order" else self.deadlock_free
+        return {"order": self.order_prop, "deadlock": self.deadlock_free, "misses": self.misses_prop}[check]
+
+
+def _l1_prefix_states(m: Monitored) -> list[dict[str, int]]:
+    """The L1 ways and miss count after each prefix of the static order (a concrete run of the L1 port)."""
+    port = m.inner.l1
+    assert port is not None
+    s = {n: -1 for n in port.names()}
+    s["misses"] = 0
+    rows = [dict(s)]
+    numbers = _request_numbers(m.inner)
+    for w, k in m.order:
+        ways, _, misses = port.access(CONCRETE, s, True, numbers[(w, k)])
+        s = {**ways, "misses": s["misses"] + misses}
+        rows.append(dict(s))
+    return rows
+
+
+def _request_numbers(ts: ReorderUnit) -> dict[tuple[int, int], int]:
+    out, first = {}, 0
+    for w in range(ts.work.warps):
+        out.update({(w, k): first + k for k in range(ts.work.count(w))})
+        first += ts.work.count(w)
+    return out
 
 
 def prove(system: Monitored, check: str = "order", max_k: int = 4, timeout: float | None = None,
