@@ -11,6 +11,7 @@ from hypothesis import strategies as hs
 from warpcheck.cli.main import main
 from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import term
+from warpcheck.models.l1 import L1Spec
 from warpcheck.models.reorder import ReorderUnit, Workload
 from warpcheck.models.reorder_order import static_order
 from warpcheck.sim.reorder_run import drain, random_schedule, simulate
@@ -117,12 +118,17 @@ def small_systems(draw):
     warps = draw(hs.integers(1, 3))
     epochs = tuple(tuple(sorted(draw(hs.lists(hs.integers(0, 1), min_size=1, max_size=3)))) for _ in range(warps))
     blocks = tuple(sorted(draw(hs.lists(hs.integers(0, 1), min_size=warps, max_size=warps))))
-    ts = ReorderUnit(Workload(epochs, blocks), channel=draw(hs.integers(1, 2)),
-                     order=draw(hs.sampled_from(["round", "barrier"])), unit=draw(hs.booleans()))
+    line = hs.integers(0, 5).map(lambda i: i * 256)
+    accesses = tuple(tuple((draw(hs.sampled_from("LS")), tuple(sorted(set(draw(hs.lists(line, min_size=1,
+                                                                                          max_size=2))))))
+                           for _ in e) for e in epochs)
+    l1 = draw(hs.sampled_from([None, L1Spec(512, 2, 128, "evict"), L1Spec(1024, 2, 128, "touch")]))
+    ts = ReorderUnit(Workload(epochs, blocks, accesses), channel=draw(hs.integers(1, 2)),
+                     order=draw(hs.sampled_from(["round", "barrier"])), unit=draw(hs.booleans()), l1=l1)
     return ts, draw(hs.integers(0, 10 ** 6))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(small_systems())
 def test_concrete_runs_equal_the_solver_unrolling(case):
     ts, seed = case
