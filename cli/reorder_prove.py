@@ -30,7 +30,7 @@ MAX_WARPS, MAX_REQUESTS = 64, 256
 WITNESS_FORMAT = "warpcheck-reorder-witness"
 
 
-def workload(an: Analysis, filename: str = "") -> tuple[Workload, Lines]:
+def workload(an: Analysis, filename: str = "", limit: bool = True) -> tuple[Workload, Lines]:
     """The unit's workload and each request's (kind, lines), warps in global order."""
     if an.undecided:
         raise ConfigError(an.undecided[0].describe(filename or an.kernel.name))
@@ -38,7 +38,7 @@ def workload(an: Analysis, filename: str = "") -> tuple[Workload, Lines]:
     epochs = tuple(tuple(a.epoch for a in w.accesses) for w in an.warps)
     lines = tuple(tuple((a.kind, a.lines) for a in w.accesses) for w in an.warps)
     total = sum(len(e) for e in epochs)
-    if len(epochs) > MAX_WARPS or total > MAX_REQUESTS or total == 0:
+    if total == 0 or limit and (len(epochs) > MAX_WARPS or total > MAX_REQUESTS):
         raise ConfigError(f"kernel {an.kernel.name!r} has {len(epochs)} warps and {total} global requests; a proof "
                           f"takes 1 to {MAX_REQUESTS} requests and at most {MAX_WARPS} warps (shrink the grid)")
     return Workload(epochs, tuple(linear[w.block] for w in an.warps), lines), lines
@@ -232,3 +232,6 @@ def register(sub) -> None:
                    help="random schedules simulated for the miss counts (default 50)")
     q.add_argument("--witness", metavar="PATH", help="write the schedules of a FAIL to this JSON file")
     q.set_defaults(func=_prove)
+    from warpcheck.cli import reorder_sim
+
+    reorder_sim.add_action(acts)

@@ -173,8 +173,7 @@ class ReorderUnit(TransitionSystem):
         return self._output(A, nxt, valid, i["a_warp"], i["a_idx"], key)
 
     def _key_select(self, A: Any, w: Any, k: Any) -> Any:
-        rows = [A.select([A.const(self.key_of(q, j)) for j in range(self.work.count(q))], k)
-                for q in range(self.work.warps)]
+        rows = [_table(A, [self.key_of(q, j) for j in range(self.work.count(q))], k) for q in range(self.work.warps)]
         return A.select(rows, w)
 
     def _output(self, A: Any, s: State, valid: Any, w: Any, k: Any, key: Any) -> State:
@@ -193,7 +192,7 @@ class ReorderUnit(TransitionSystem):
         """Request (w, k) numbered warp after warp, as the L1 port numbers them."""
         rows, first = [], 0
         for q in range(self.work.warps):
-            rows.append(A.select([A.const(first + j) for j in range(self.work.count(q))], k))
+            rows.append(_table(A, [first + j for j in range(self.work.count(q))], k))
             first += self.work.count(q)
         return A.select(rows, w)
 
@@ -205,8 +204,7 @@ class ReorderUnit(TransitionSystem):
         return A.argmin_true(left, keys)
 
     def _warp_key(self, A: Any, s: State, w: int) -> Any:
-        table = [A.const(self.key_of(w, k)) for k in range(self.work.count(w))]
-        return A.select(table, s[f"sent.{w}"])
+        return _table(A, [self.key_of(w, k) for k in range(self.work.count(w))], s[f"sent.{w}"])
 
     def search(self, A: Any, slots: Sequence[Any], sp: Any, expected: Any) -> tuple[Any, Any, Any]:
         """Look under the search pointer: (found, the request there, its slot)."""
@@ -261,3 +259,8 @@ class ReorderUnit(TransitionSystem):
                 out[f"sent_prefix.{w}.{k}"] = A.eq(A.eq(s[f"st.{w}.{k}"], A.const(SENT)),
                                                    A.lt(A.const(k), s[f"sent.{w}"]))
         return out
+
+
+def _table(A: Any, values: Sequence[int], index: Any) -> Any:
+    """``values[index]`` for a possibly symbolic index; -1 for an empty table."""
+    return A.select([A.const(v) for v in values] or [A.const(-1)], index)

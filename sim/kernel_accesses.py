@@ -72,6 +72,7 @@ class WarpStream:
     block: Dim3
     warp: int
     accesses: tuple[Access, ...]
+    trace: tuple[tuple[int, int], ...] = ()  # every instruction the warp issued: (pc, access index or -1)
 
 
 @dataclass
@@ -162,6 +163,7 @@ class _WarpRun:
         self.kernel, self.machine, self.lanes = kernel, machine, lanes
         self.taint: list[set[str]] = [set() for _ in lanes]
         self.accesses: list[Access] = []
+        self.trace: list[tuple[int, int]] = []
         self.epoch = 0
 
     def tainted(self, lane: int, operands: tuple[str, ...] | list[str]) -> bool:
@@ -182,7 +184,7 @@ def _run(kernel: Kernel, grid: Dim3, block: Dim3, b: Dim3, w: int, params: dict,
     stop = _walk(run, KernelCFG(kernel), (1 << len(lanes)) - 1, max_steps, line_bytes)
     undecided = None if stop is None else Undecided(b, w, stop[0], kernel.instructions[stop[0]].line, stop[1],
                                                      " ".join(kernel.instructions[stop[0]].text.split()))
-    return WarpStream(b, w, tuple(run.accesses)), undecided
+    return WarpStream(b, w, tuple(run.accesses), tuple(run.trace)), undecided
 
 
 def _thread(lane: int, w: int, block: Dim3, inputs: WarpInputs) -> ThreadState:
@@ -225,6 +227,8 @@ def _block(run: _WarpRun, cfg: KernelCFG, stack: st.Stack, blk, line_bytes: int)
             if ins.base in ("bra", "exit", "ret") or _is_global_access(ins):
                 return _Stop(pc, "the branch condition" if ins.base == "bra" else "the guard")
         holds = [i for i in active if run.machine.guard(run.lanes[i], ins.guard)]
+        if ins.base != "ssy":
+            run.trace.append((pc, len(run.accesses) if _is_global_access(ins) and holds else -1))
         if ins.base in ("bra", "exit", "ret", "sync"):
             return _terminate(run.kernel, cfg, stack, blk, ins, pc, sum(1 << i for i in holds))
         if _is_global_access(ins) and holds:

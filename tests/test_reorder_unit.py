@@ -116,7 +116,8 @@ def test_cli_bad_input_exits_2(capsys):
 @hs.composite
 def small_systems(draw):
     warps = draw(hs.integers(1, 3))
-    epochs = tuple(tuple(sorted(draw(hs.lists(hs.integers(0, 1), min_size=1, max_size=3)))) for _ in range(warps))
+    epochs = tuple(tuple(sorted(draw(hs.lists(hs.integers(0, 1), min_size=w == 0, max_size=3))))
+                   for w in range(warps))
     blocks = tuple(sorted(draw(hs.lists(hs.integers(0, 1), min_size=warps, max_size=warps))))
     line = hs.integers(0, 5).map(lambda i: i * 256)
     accesses = tuple(tuple((draw(hs.sampled_from("LS")), tuple(sorted(set(draw(hs.lists(line, min_size=1,
