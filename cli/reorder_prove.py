@@ -82,7 +82,7 @@ def _replay_fail(a: argparse.Namespace, an: Analysis, m: Monitored, schedule: li
     sent = run.order
     stuck = len(sent) < len(m.order)
     reproduced = stuck if a.check == "deadlock" else sent[:len(m.order)] != m.order[:len(sent)]
-    out: dict[str, Any] = {"schedule": schedule, "replayed_order": _names(an, sent), "reproduced": reproduced}
+    out: dict[str, Any] = {"schedule": run.schedule, "replayed_order": _names(an, sent), "reproduced": reproduced}
     if a.check == "deadlock" and stuck:
         out["waits_for"] = _names(an, [m.order[len(sent)]])[0]
     return out
@@ -124,7 +124,7 @@ def _differing_misses(m: Monitored, lines: Lines, spec: L1Spec, misses: int, sam
 
 
 def _schedule_json(an: Analysis, run: UnitRun, lines: Lines, spec: L1Spec) -> dict:
-    return {"deliveries": _deliveries(run), "order": _names(an, run.order), **l1_misses(run.order, lines, spec)}
+    return {"schedule": run.schedule, "deliveries": _deliveries(run), "order": _names(an, run.order), **l1_misses(run.order, lines, spec)}
 
 
 def _deliveries(run: UnitRun) -> list[list[int]]:
@@ -148,8 +148,8 @@ def _prove(a: argparse.Namespace) -> int:
     out.update(_without_unit(a, an, m, lines, spec) if a.no_unit else _with_unit(a, an, m, lines, spec))
     status = _final_status(out)
     out["status"] = status.value
-    if a.witness and ("schedule" in out or "schedules" in out):
-        _write_witness(a, out)
+    if "schedule" in out or "schedules" in out:
+        out["witness"] = _write_witness(a, out)
     print(json.dumps(out) if a.json else _report(out))
     return EXIT_CODES[status]
 
@@ -162,12 +162,17 @@ def _final_status(out: dict) -> Status:
     return status
 
 
-def _write_witness(a: argparse.Namespace, out: dict) -> None:
+def _write_witness(a: argparse.Namespace, out: dict) -> str:
+    """Write the FAIL's schedules (LD/ST deliveries per cycle) with what is needed to rerun them."""
     data = {"format": WITNESS_FORMAT, "version": 1, "kernel": a.kernel, "entry": out["kernel"], "grid": a.grid,
-            "block": a.block, "params": a.param or [], "channel": a.channel, "order": a.order,
-            "unit": out["unit"], "check": out["check"],
-            "schedules": [out["schedule"]] if "schedule" in out else [s["deliveries"] for s in out["schedules"]]}
-    Path(a.witness).write_text(json.dumps(data, indent=1) + "\n")
+            "block": a.block, "params": a.param or [], "line_bytes": a.line_bytes, "cache": a.cache,
+            "stores": a.stores, "channel": a.channel, "order": a.order, "unit": out["unit"], "check": out["check"],
+            "schedules": [out["schedule"]] if "schedule" in out else [s["schedule"] for s in out["schedules"]]}
+    path = Path(a.witness or f"warpcheck-out/reorder-{out['kernel']}-{out['check']}"
+                f"{'' if out['unit'] else '-nounit'}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    return str(path)
 
 
 def _report(out: dict) -> str:
@@ -187,6 +192,8 @@ def _report(out: dict) -> str:
                      f"{l1['loads']}; {sim}")
     if out["check"] == "misses":
         lines.append(f"expected load misses (LRU replay of the static order): {out['expected_misses']}")
+    if "witness" in out:
+        lines.append(f"witness: {out['witness']} (replay: warpcheck reorder replay {out['witness']})")
     if "replayed_order" in out:
         lines.append("replayed L1 order: " + (", ".join(out["replayed_order"]) or "nothing"))
     if "waits_for" in out:
@@ -230,8 +237,10 @@ def register(sub) -> None:
     q.add_argument("--timeout", type=float, default=300, metavar="S", help="wall-clock budget (default 300 s)")
     q.add_argument("--samples", type=int, default=50, metavar="N",
                    help="random schedules simulated for the miss counts (default 50)")
-    q.add_argument("--witness", metavar="PATH", help="write the schedules of a FAIL to this JSON file")
+    q.add_argument("--witness", metavar="PATH",
+                   help="where a FAIL's schedules go (default warpcheck-out/reorder-KERNEL-CHECK.json)")
     q.set_defaults(func=_prove)
-    from warpcheck.cli import reorder_sim
+    from warpcheck.cli import reorder_replay, reorder_sim
 
     reorder_sim.add_action(acts)
+    reorder_replay.add_action(acts)

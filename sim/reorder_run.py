@@ -25,6 +25,7 @@ class UnitRun:
     """One simulated run: the states, what went to L1 and when, and whether inputs were refused."""
 
     states: list[State] = field(default_factory=list)
+    schedule: list[Delivery] = field(default_factory=list)  # the deliveries actually run
     sent: list[tuple[int, Delivery]] = field(default_factory=list)  # (cycle, (warp, index))
     refused: int | None = None  # first cycle whose delivery the LD/ST rules forbid
 
@@ -45,6 +46,7 @@ def simulate(ts: ReorderUnit, schedule: Sequence[Delivery], extra: int = 0) -> U
         s = ts.step(A, s, i)
         check_state(ts, s)
         run.states.append(s)
+        run.schedule.append((w, k))
         if s["o_valid"]:
             run.sent.append((t, (s["o_warp"], s["o_idx"])))
     return run
@@ -70,9 +72,9 @@ def random_schedule(ts: ReorderUnit, rng: random.Random, stall: float = 0.3, lim
 
 
 def drain(ts: ReorderUnit, schedule: Sequence[Delivery], limit: int = 1000) -> UnitRun:
-    """Run ``schedule``, then deliver whatever the rules allow (lowest first) until nothing moves."""
+    """Run ``schedule`` (up to a delivery the rules refuse), then deliver whatever they allow until nothing moves."""
     run = simulate(ts, schedule)
-    s, sched, idle = run.states[-1], list(schedule), 0
+    s, sched, idle = run.states[-1], list(run.schedule), 0
     quiet = 2 * ts.channel * ts.work.warps + 2  # idle cycles after which the search pointers have seen all
     while idle <= quiet and len(sched) < len(schedule) + limit:
         options = deliverable(ts, s)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 import z3
 from hypothesis import given, settings
 from hypothesis import strategies as hs
@@ -25,6 +26,12 @@ PAPER = [REORDER / "paper_example.ptx", "--grid", "1,2,1", "--block", "16,4,1", 
 CONFLICTS = [REORDER / "set_conflicts.ptx", "--grid", 1, "--block", 128, "--param", "data=0", "--param", "rows=3"]
 DEADLOCK = [REORDER / "barrier_deadlock.ptx", "--grid", 1, "--block", 64, "--param", "data=0"]
 THREE_EACH = Workload(((0, 0, 0),) * 4, (0, 0, 0, 0))
+
+
+@pytest.fixture(autouse=True)
+def _elsewhere(tmp_path, monkeypatch):
+    """Default witness files go to a temporary folder."""
+    monkeypatch.chdir(tmp_path)
 
 
 def run(capsys, *argv):
@@ -104,6 +111,26 @@ def test_cli_reports_the_barrier_deadlock(capsys):
     assert code == 1 and "deadlock: the unit waits for B[0, 0, 0]W0#0" in out
     code, out, _ = run(capsys, "reorder", "prove", *DEADLOCK, "--check", "deadlock", "--order", "barrier")
     assert code == 0 and "PASS (unbounded)" in out
+
+
+def test_witnesses_replay_with_and_without_the_unit(capsys):
+    code, out, _ = run(capsys, "reorder", "prove", *DEADLOCK, "--check", "deadlock", "--json")
+    path = json.loads(out)["witness"]
+    code, out, _ = run(capsys, "reorder", "replay", path, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["reproduced"]
+    assert [(r["unit"], r["complete"]) for r in data["runs"]] == [(True, False), (False, True)]
+    code, out, _ = run(capsys, "reorder", "prove", *CONFLICTS, "--no-unit", "--json")
+    code, out, _ = run(capsys, "reorder", "replay", json.loads(out)["witness"], "--json")
+    runs = json.loads(out)["runs"]
+    assert code == 0 and all(r["static"] for r in runs if r["unit"]) and not runs[0]["static"]
+
+
+def test_a_file_that_is_no_witness_is_refused(capsys, tmp_path):
+    bad = tmp_path / "w.json"
+    bad.write_text('{"format": "warpcheck-witness", "version": 1}')
+    code, out, err = run(capsys, "reorder", "replay", bad)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "is not a reorder witness" in err
 
 
 def test_cli_bad_input_exits_2(capsys):
