@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from warpcheck.cli.main import main
+from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import term
 from warpcheck.models.l1 import L1Spec
@@ -169,3 +170,8 @@ def test_concrete_runs_equal_the_solver_unrolling(case):
         s.add(u.trans(t), term(u.input(t)["a_warp"]) == w, term(u.input(t)["a_idx"]) == k)
     assert s.check() == z3.sat
     assert u.trace(s.model(), len(schedule)).states == concrete
+    last, rng = concrete[-1], random.Random(seed)
+    for _ in range(4):  # the LD/ST rules agree on legal and illegal deliveries alike
+        i = {"a_warp": rng.randint(-1, ts.work.warps - 1), "a_idx": rng.randint(0, ts.work.longest - 1)}
+        symbolic = ts.assume(u.A, {k: u.A.const(v) for k, v in last.items()}, {k: u.A.const(v) for k, v in i.items()})
+        assert z3.is_true(z3.simplify(term(symbolic))) == ts.assume(CONCRETE, last, i)
