@@ -5,7 +5,8 @@ L1 load miss rate of the static order for the Table 2 caches, the cycles of
 the timing simulation (default = LRR without the unit, unit = LRR with it,
 rr = pure round robin; mean over seeds of the memory-side jitter), whether
 LRR without the unit kept the static L1 order, and the time of the order
-proof (k-induction) when the kernel is small enough for it.
+proof (k-induction) when the kernel is small enough for it, and the paper's segment
+WCET estimate with Eq. 3 and Eq. 4 against the largest simulated run (any configuration, any seed).
 
     python benchmarks/reorder_bench.py [--seeds 3] [--jitter 100] [--markdown]
 """
@@ -56,13 +57,15 @@ def one(case, seeds: int, jitter: int) -> list:
     work, lines = workload(an, path, limit=False)
     order = static_order(work.epochs)
     rates = [replay([lines[w][k] for w, k in order], spec).miss_rate for spec in TABLE_2]
-    sim = compare(an, TABLE_2[0], Timing(20, 200, jitter, 0, CostModel()), seeds, 4)["configs"]
+    both = compare(an, TABLE_2[0], Timing(20, 200, jitter, 0, CostModel()), seeds, 4)
+    sim, wcet = both["configs"], both["wcet"]
     cycles = {n: statistics.mean(c["cycles"]) for n, c in sim.items()}
     proof = _proof_seconds(work) if work.warps <= MAX_WARPS and work.total <= MAX_REQUESTS else None
     return [Path(path).stem, work.warps, work.total, *[f"{r:.3f}" for r in rates],
             *[f"{cycles[n]:.0f}" for n in ("default", "unit", "rr")],
             f"{100 * (cycles['unit'] / cycles['default'] - 1):+.1f}%", sim["default"]["static_order_kept"],
-            sim["unit"]["static_order_kept"], "-" if proof is None else f"{proof:.2f}"]
+            sim["unit"]["static_order_kept"], f"{wcet['eq3']:.0f} ({wcet['eq3_over']:.2f}x)",
+            f"{wcet['eq4']:.0f} ({wcet['eq4_over']:.2f}x)", "-" if proof is None else f"{proof:.2f}"]
 
 
 def _proof_seconds(work) -> float:
@@ -73,7 +76,8 @@ def _proof_seconds(work) -> float:
 
 
 HEADERS = ["kernel", "warps", "requests", "miss 16K/4", "miss 32K/8", "miss 64K/16", "cycles default",
-           "cycles unit", "cycles rr", "unit vs default", "LRR kept order", "unit kept order", "proof s"]
+           "cycles unit", "cycles rr", "unit vs default", "LRR kept order", "unit kept order", "WCET Eq. 3",
+           "WCET Eq. 4", "proof s"]
 
 
 def main() -> None:
