@@ -44,7 +44,7 @@ def workload(an: Analysis, filename: str = "", limit: bool = True) -> tuple[Work
     return Workload(epochs, tuple(linear[w.block] for w in an.warps), lines), lines
 
 
-def _names(an: Analysis, order: list[Delivery]) -> list[str]:
+def request_names(an: Analysis, order: list[Delivery]) -> list[str]:
     return [f"B{list(an.warps[w].block)}W{an.warps[w].warp}#{k}" for w, k in order]
 
 
@@ -89,9 +89,9 @@ def _replay_fail(a: argparse.Namespace, an: Analysis, m: Monitored, schedule: li
     sent = run.order
     stuck = len(sent) < len(m.order)
     reproduced = stuck if a.check == "deadlock" else sent[:len(m.order)] != m.order[:len(sent)]
-    out: dict[str, Any] = {"schedule": run.schedule, "replayed_order": _names(an, sent), "reproduced": reproduced}
+    out: dict[str, Any] = {"schedule": run.schedule, "replayed_order": request_names(an, sent), "reproduced": reproduced}
     if a.check == "deadlock" and stuck:
-        out["waits_for"] = _names(an, [m.order[len(sent)]])[0]
+        out["waits_for"] = request_names(an, [m.order[len(sent)]])[0]
     return out
 
 
@@ -131,7 +131,7 @@ def _differing_misses(m: Monitored, lines: Lines, spec: L1Spec, misses: int, sam
 
 
 def _schedule_json(an: Analysis, run: UnitRun, lines: Lines, spec: L1Spec) -> dict:
-    return {"schedule": run.schedule, "deliveries": _deliveries(run), "order": _names(an, run.order), **l1_misses(run.order, lines, spec)}
+    return {"schedule": run.schedule, "deliveries": _deliveries(run), "order": request_names(an, run.order), **l1_misses(run.order, lines, spec)}
 
 
 def _deliveries(run: UnitRun) -> list[list[int]]:
@@ -151,7 +151,7 @@ def _prove(a: argparse.Namespace) -> int:
     m = Monitored(unit, expected)
     out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order,
            "channel": a.channel, "warps": work.warps, "requests": work.total,
-           "static_order": _names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
+           "static_order": request_names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
     out.update(_without_unit(a, an, m, lines, spec) if a.no_unit else _with_unit(a, an, m, lines, spec))
     status = _final_status(out)
     out["status"] = status.value

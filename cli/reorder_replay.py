@@ -41,7 +41,7 @@ def _args(w: dict) -> argparse.Namespace:
 
 
 def _replay(a: argparse.Namespace) -> int:
-    from warpcheck.cli.reorder_prove import _names, workload
+    from warpcheck.cli.reorder_prove import request_names, workload
     from warpcheck.cli.reorder_verbs import run_analysis
 
     w = load_witness(a.witness)
@@ -49,13 +49,13 @@ def _replay(a: argparse.Namespace) -> int:
     work, lines = workload(an, w["kernel"])
     spec = parse_cache(w["cache"], w["line_bytes"], w["stores"])
     order = static_order(work.epochs, w["order"])
-    out: dict[str, Any] = {"kernel": an.kernel.name, "check": w["check"], "static_order": _names(an, order),
+    out: dict[str, Any] = {"kernel": an.kernel.name, "check": w["check"], "static_order": request_names(an, order),
                            "runs": []}
     for unit in (w["unit"], not w["unit"]):
         ts = ReorderUnit(work, w["channel"], w["order"], unit=unit)
         for n, schedule in enumerate(w["schedules"]):
             run = drain(ts, [tuple(d) for d in schedule])
-            out["runs"].append({"unit": unit, "schedule": n, "order": _names(an, run.order),
+            out["runs"].append({"unit": unit, "schedule": n, "order": request_names(an, run.order),
                                 "complete": len(run.order) == len(order), "static": run.order == order,
                                 **l1_misses(run.order, lines, spec)})
     found = [r for r in out["runs"] if r["unit"] == w["unit"]]

@@ -86,12 +86,13 @@ class ReorderUnit(TransitionSystem):
     """Channels, distributing unit and reordering unit in front of L1 (or, with ``unit=False``, nothing)."""
 
     def __init__(self, work: Workload, channel: int = 2, order: str = "round", unit: bool = True,
-                 l1: L1Spec | None = None) -> None:
+                 l1: L1Spec | None = None, channel_lemmas: bool = False) -> None:
         if channel < 1:
             raise ConfigError(f"channel depth is {channel!r}; a channel holds at least one request")
         if order not in ORDERS:
             raise ConfigError(f"unknown order {order!r}; known orders: {', '.join(ORDERS)}")
         self.work, self.channel, self.order, self.unit = work, channel, order, unit
+        self.channel_lemmas = channel_lemmas  # state (and so prove) that no delivery is ever dropped
         self.l1 = None if l1 is None else L1Port(l1, [a for warp in work.accesses for a in warp])
         if self.l1 is not None and [len(a) for a in work.accesses] != [len(e) for e in work.epochs]:
             raise ConfigError("an L1 needs the kind and lines of every request of the workload")
@@ -250,11 +251,32 @@ class ReorderUnit(TransitionSystem):
             nxt[f"st.{w}.{k}"] = A.ite(A.and_(go, A.eq(there, A.const(k))), A.const(SENT), queued)
 
     # -- lemmas the model states about itself --------------------------------------------
+    def _channel_lemmas(self, A: Any, s: State, w: int) -> dict[str, Any]:
+        """Channel w is packed from its head, holds distinct queued requests, all within the depth."""
+        slots = A.count([A.ne(s[f"ch.{w}.{c}"], A.const(-1)) for c in range(self.channel)])
+        queued = A.count([A.eq(s[f"st.{w}.{k}"], A.const(QUEUED)) for k in range(self.work.count(w))])
+        out: dict[str, Any] = {f"channel_holds_queued.{w}": A.eq(slots, queued)}
+        ch = [s[f"ch.{w}.{c}"] for c in range(self.channel)]
+        status = [s[f"st.{w}.{k}"] for k in range(self.work.count(w))] or [A.const(WAITING)]
+        for c in range(self.channel):
+            used = A.ne(ch[c], A.const(-1))
+            if c + 1 < self.channel:
+                out[f"packed.{w}.{c}"] = A.implies(A.not_(used), A.eq(ch[c + 1], A.const(-1)))
+            out[f"slot_queued.{w}.{c}"] = A.implies(used, A.and_(
+                A.lt(ch[c], A.const(self.work.count(w))), A.eq(A.select(status, ch[c]), A.const(QUEUED)),
+                *[A.ne(ch[c], ch[d]) for d in range(c + 1, self.channel)]))
+        for k in range(self.work.count(w)):
+            out[f"within_depth.{w}.{k}"] = A.implies(A.eq(status[k], A.const(QUEUED)),
+                                                     A.lt(A.const(k), A.add(s[f"sent.{w}"], A.const(self.channel))))
+        return out
+
     def lemmas(self, A: Any, s: State) -> dict[str, Any]:
         if not self.unit:
             return {}
         out: dict[str, Any] = {}
         for w in range(self.work.warps):
+            if self.channel_lemmas:
+                out.update(self._channel_lemmas(A, s, w))
             for k in range(self.work.count(w)):
                 out[f"sent_prefix.{w}.{k}"] = A.eq(A.eq(s[f"st.{w}.{k}"], A.const(SENT)),
                                                    A.lt(A.const(k), s[f"sent.{w}"]))

@@ -53,6 +53,14 @@ def test_with_the_unit_the_order_is_proved_unbounded():
     assert r.status is Status.PASS and not r.bounded and not r.rejected_lemmas, r.message
 
 
+def test_no_delivery_is_ever_dropped_from_a_channel():
+    for channel in (1, 2, 3):
+        ts = ReorderUnit(Workload(((0, 0, 1), (0, 1), (1,)), (0, 0, 0)), channel, "barrier", channel_lemmas=True)
+        r = prove(Monitored(ts), "order", timeout=120)
+        assert r.status is Status.PASS and not r.rejected_lemmas, r.rejected_lemmas
+        assert any(n.startswith("channel_holds_queued.") for n in r.lemmas)
+
+
 def test_without_the_unit_the_order_fails_and_replays():
     m = Monitored(ReorderUnit(THREE_EACH, channel=2, unit=False))
     r = prove(m, "order", timeout=60)
