@@ -70,7 +70,8 @@ class ProveOutcome:
     def to_json(self) -> dict[str, Any]:
         out = self.result.to_json()
         out.update(name=self.name, property=self.job.prop, config=self.job.config.to_json(),
-                   witness=self.witness_path, recheck=self.recheck)
+                   witness=self.witness_path, recheck=self.recheck,
+                   cycle=self.replays[0].first_violation if self.replays else None)
         if self.replays:
             out["replay"] = {r.design: r.first_violation for r in self.replays}
         return out
