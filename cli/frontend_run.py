@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 
 from warpcheck.models.config import SMConfig
+from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend import FrontEnd
 from warpcheck.models.ts import Prologue
 from warpcheck.sim.replay import Replay, changes_only, replay, side_by_side
@@ -37,7 +38,9 @@ class ProveJob:
     design: FrontEnd | None = None  # a model other than FrontEnd(config): the mutation suite's
 
     def __post_init__(self) -> None:
-        self.prop = self.prop or default_property(self.config.design)
+        if self.all_warps and self.recheck:
+            raise ConfigError("--recheck re-checks a proof for one W; it is not available with --all-warps")
+        self.prop = self.prop or ("oracle" if self.all_warps else default_property(self.config.design))
         get_property(self.prop).checked(FrontEnd(self.config))  # a property the design lacks is bad input
         self.depth = self.depth or default_depth(self.config)
 
@@ -108,7 +111,7 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
         _attach_witness(out)
     if result.status is Status.PASS and job.recheck and not job.all_warps:
         from warpcheck.verify.recheck import recheck_pass
-        out.recheck = recheck_pass(FrontEnd(job.config), job.prop, result)
+        out.recheck = recheck_pass(get_property(job.prop).checked(job.design or FrontEnd(job.config)), result)
         if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS
             result.status, result.message = Status.ERROR, out.recheck
     return out

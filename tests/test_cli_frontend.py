@@ -103,7 +103,7 @@ def test_every_verb_has_help():
 
 
 @pytest.mark.parametrize("args,message", [
-    (["prove", "--depth", "-1"], "argument --depth: -1 is not allowed; it must be >= 0"),
+    (["prove", "--depth", "0"], "argument --depth: 0 is not allowed; it must be >= 1"),
     (["prove", "--timeout", "0"], "argument --timeout: 0 is not allowed; a timeout must be > 0 seconds"),
     (["demo", "--warps", "0"], "argument --warps/-W: 0 is not allowed; it must be >= 1"),
 ])
