@@ -26,6 +26,7 @@ read exactly the same constraints.
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -34,9 +35,11 @@ import networkx as nx
 
 from warpcheck.models.cfg import CostModel
 from warpcheck.models.errors import ConfigError, WarpcheckError
+from warpcheck.models.ptx_calls import call_site
 from warpcheck.models.warp_cfg import END, WarpCFG
 
 START = "START"
+_INLINED = re.compile(r"(\$c\d+)+$")
 
 
 @dataclass
@@ -70,8 +73,9 @@ def build_problem(wcfg: WarpCFG, bounds: Mapping[str, int], default_bound: int |
     g = wcfg.graph
     calls = [ins for ins in wcfg.kernel.instructions if ins.base == "call"]
     if calls:
-        raise ConfigError(f"kernel {wcfg.kernel.name!r} calls {calls[0].srcs[0] if calls[0].srcs else 'a function'!r} "
-                          f"(line {calls[0].line}); callees are not analysed, so inline them (__forceinline__)")
+        callee = _callee_name(calls[0])
+        raise ConfigError(f"kernel {wcfg.kernel.name!r} calls {callee!r} (line {calls[0].line}), which has no body in "
+                          f"the module (an .extern or a prototype only, or an indirect call), so its cost is unknown")
     if END not in nx.descendants(g, wcfg.entry):
         raise ConfigError(f"a warp running kernel {wcfg.kernel.name!r} never finishes (no path reaches the exit); "
                           f"every loop needs a way out")
@@ -157,9 +161,17 @@ def _region_constraint(wcfg: WarpCFG, prob: IpetProblem, g: nx.DiGraph, region: 
     return inner
 
 
+def _callee_name(ins) -> str:
+    site = call_site(ins)
+    return site.callee if site is not None else "an indirect target"
+
+
 def _bound(wcfg: WarpCFG, label: str, bounds, default_bound) -> int:
+    """The bound of the loop headed by ``label``: given for it, for another label of its block, or for
+    the label it was inlined from (``$L__BB2_3`` for ``$L__BB2_3$c1``); else the default."""
     start = next(b.start for b in wcfg.cfg.blocks if b.label == label)
-    aliases = sorted(name for name, pc in wcfg.kernel.labels.items() if pc == start and name in bounds)
+    names = [name for name, pc in wcfg.kernel.labels.items() if pc == start]
+    aliases = sorted(n for n in names + [_INLINED.sub("", n) for n in names] if n in bounds)
     if label in bounds or aliases:
         return bounds[label] if label in bounds else bounds[aliases[0]]
     if default_bound is None:

@@ -8,7 +8,7 @@ Sources that agree: immediates, kernel parameters, symbols (shared arrays),
 ``%ctaid``, ``%ntid``, ``%nctaid``, and loads from ``param``/``const`` space or
 from an address that agrees (one instruction, one address, one value).
 Sources that differ: ``%tid``, ``%laneid``, clocks, lane masks, local-memory
-loads, atomics, shuffles and votes.  A result may differ when a source, the
+loads, atomics, shuffles, votes and ``elect.sync``.  A result may differ when a source, the
 guard, or (under a guard) the old value may differ.  Registers never written
 hold the same initial value in every thread.
 """
@@ -22,7 +22,7 @@ _VARYING_SPECIAL = re.compile(r"^(%tid|%laneid|%clock|%globaltimer|%lanemask|%wa
                               re.IGNORECASE)
 _PTX_REG = re.compile(r"%[A-Za-z_$][\w$]*(?:\.[xyz])?")
 _SASS_REG = re.compile(r"\b(?:R\d+|P\d+|SR_[A-Z_]+(?:\.[XYZ])?)\b")
-_ALWAYS_VARYING = ("atom", "atoms", "red", "shfl", "vote", "activemask", "match")
+_ALWAYS_VARYING = ("atom", "atoms", "red", "shfl", "vote", "activemask", "match", "elect")
 
 
 def registers_read(ins: Instruction, operands: tuple[str, ...]) -> list[str]:

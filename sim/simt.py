@@ -88,6 +88,7 @@ def _run_block(kernel: Kernel, cfg: KernelCFG, machine: Machine, state, stack: s
             return _terminate(kernel, cfg, stack, block, ins, pc, holds)
         if ins.cls == "mem" and ins.space not in ("param",) and ins.srcs:
             run.accesses.append(_access(machine, state, ins, pc, holds))
+        machine.active = holds
         for t in state:
             if holds >> t.lane & 1:
                 machine.execute(t, ins)

@@ -89,6 +89,7 @@ class Machine:
         self.params = {name: inputs.params.get(name, 0) for name in params}
         self.params.update(inputs.params)
         self.symbols = symbols
+        self.active = 0  # the lanes running the current instruction (for elect.sync, activemask)
 
     # -- operands ---------------------------------------------------------
     def value(self, t: ThreadState, operand: str, dtype: str | None = None):
@@ -164,11 +165,24 @@ class Machine:
                 val = self.load(self.address(t, src), dtype, ins.space, t)
             self._write(t, ins.dst, val, dtype)
             return
+        if base in ("elect", "activemask"):
+            self._warp_query(t, ins, base)
+            return
         args = [self.value(t, s, dtype) for s in ins.srcs]
         if base == "setp":
             self._setp(t, ins, parts, args, dtype)
             return
         self._write(t, ins.dst, _compute(base, parts, args, dtype, ins), dtype)
+
+    def _warp_query(self, t: ThreadState, ins: Instruction, base: str) -> None:
+        """``activemask`` (the running lanes) or ``elect.sync`` (the lowest running lane of the member mask)."""
+        if base == "activemask":
+            t.regs[ins.dst[0]] = self.active
+            return
+        members = self.active & int(self.value(t, ins.srcs[0], "b32")) if ins.srcs else self.active
+        leader = (members & -members).bit_length() - 1
+        for d in ins.dst:
+            t.regs[d] = (t.lane == leader) if d.startswith("%p") else max(leader, 0)
 
     def _setp(self, t: ThreadState, ins: Instruction, parts: list[str], args: list, dtype: str) -> None:
         cmp = next((p for p in parts[1:] if p in _CMP), "eq")
