@@ -99,7 +99,7 @@ def test_highs_solves_to_optimality_not_to_its_default_gap():
     best = max(sum(c for c, x in zip(KNAPSACK_COST, xs) if x) for xs in product((0, 1), repeat=len(KNAPSACK_COST))
                if all(sum(w for w, x in zip(row, xs) if x) <= rhs for row, rhs in KNAPSACK_ROWS))
     assert best == 60010008
-    # with HiGHS's own defaults it stops at 60007066 (highspy 1.x here); other versions may be luckier
+    # with HiGHS's own defaults it stops at 60007066 (highspy 1.15.1); other versions may be luckier
     assert solve_highs(knapsack(), {}).wcet <= best
     assert solve_highs(knapsack()).wcet == solve_z3(knapsack()).wcet == best
     assert HIGHS_OPTIONS["mip_rel_gap"] == HIGHS_OPTIONS["mip_abs_gap"] == 0
