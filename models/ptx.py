@@ -65,6 +65,7 @@ class _Parser:
         self.functions: dict[str, Kernel] = {}
         self.returns: dict[str, tuple[str, ...]] = {}
         self.prototypes: set[str] = set()
+        self.symbols: dict[str, str] = {}  # module-level variables -> state space
 
     def error(self, lineno: int, column: int, token: str, what: str) -> InputFileError:
         return InputFileError(f"{self.filename}:{lineno}:{column}: cannot parse {token!r}: {what}")
@@ -80,6 +81,7 @@ class _Parser:
                 continue
             if line and not line.startswith(".") and line not in ("{", "}"):
                 raise self.error(lineno, 1, line.split()[0], "expected a module directive or an .entry")
+            self.symbols.update(_symbol(line))
             i += 1
         return self.kernels
 
@@ -139,7 +141,9 @@ class _Parser:
         instructions: list[Instruction] = []
         labels: dict[str, int] = {}
         call_params: set[str] = set()
+        symbols = dict(self.symbols)
         for lineno, line in body:
+            symbols.update(_symbol(line))
             m = _LABEL.match(line)
             while m and not line.startswith("@"):
                 labels[m.group("label")] = len(instructions)
@@ -154,7 +158,7 @@ class _Parser:
         if dangling or not instructions or instructions[-1].base not in ("ret", "exit", "bra") or instructions[-1].guard:
             instructions.append(Instruction("ret", cls="exit", text="ret; // implicit", line=body[-1][0] if body else 0))
         self._check_targets(name, instructions, labels)
-        return Kernel(name, tuple(instructions), labels, params, syntax="ptx")
+        return Kernel(name, tuple(instructions), labels, params, syntax="ptx", symbols=symbols)
 
     def _check_targets(self, name: str, instructions, labels) -> None:
         for ins in instructions:
@@ -217,6 +221,16 @@ def _statements_until_close(lines: list[tuple[int, str]]):
 
 def _flush(out: list[tuple[int, str]], pending: str, start: int) -> list[tuple[int, str]]:
     return out + ([(start, pending)] if pending else [])
+
+
+def _symbol(stmt: str) -> dict[str, str]:
+    """{name: state space} for a variable declaration (``.shared .align 4 .b8 tile[128];``), else {}."""
+    words = re.split(r"\s+", stmt.split("=")[0].strip().rstrip(";"))
+    spaces = [w[1:] for w in words if w in (".global", ".shared", ".local", ".const")]
+    names = [w for w in words if re.match(r"[A-Za-z_$][\w$]*", w)]
+    if not spaces or not names:
+        return {}
+    return {re.match(r"[A-Za-z_$][\w$]*", names[0]).group(0): spaces[0]}  # type: ignore[union-attr]
 
 
 def _signature(header: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:

@@ -75,6 +75,7 @@ class _Inliner:
     def __init__(self, module: PtxModule) -> None:
         self.module = module
         self.copies = 0
+        self.symbols: dict[str, str] = {}
 
     def inline(self, kernel: Kernel, chain: tuple[str, ...]) -> Kernel:
         """``kernel`` with its calls inlined; ``chain`` names the functions being inlined around it."""
@@ -94,7 +95,8 @@ class _Inliner:
                 continue
             self._check(kernel, ins, site, chain)
             self._splice(out, labels, ins, site, chain)
-        return Kernel(kernel.name, tuple(out), labels, kernel.params, kernel.syntax)
+        symbols = {**self.symbols, **kernel.symbols}
+        return Kernel(kernel.name, tuple(out), labels, kernel.params, kernel.syntax, symbols)
 
     def _check(self, kernel: Kernel, ins: Instruction, site: CallSite, chain: tuple[str, ...]) -> None:
         if site.callee in chain:
@@ -110,6 +112,7 @@ class _Inliner:
     def _splice(self, out: list[Instruction], labels: dict[str, int], call: Instruction, site: CallSite,
                 chain: tuple[str, ...]) -> None:
         body = self.inline(self.module.functions[site.callee], chain + (site.callee,))
+        self.symbols.update(body.symbols)
         self.copies += 1
         suffix = f"$c{self.copies}"
         entry, back = f"{site.callee}{suffix}", f"{site.callee}$ret{suffix}"

@@ -8,7 +8,14 @@ Sources that agree: immediates, kernel parameters, symbols (shared arrays),
 ``%ctaid``, ``%ntid``, ``%nctaid``, and loads from ``param``/``const`` space or
 from an address that agrees (one instruction, one address, one value).
 Sources that differ: ``%tid``, ``%laneid``, clocks, lane masks, local-memory
-loads, atomics, shuffles, votes and ``elect.sync``.  A result may differ when a source, the
+loads, atomics, shuffles, votes and ``elect.sync``.
+
+State spaces: local memory is per lane, so a load from it never agrees, and
+neither does a *generic* load through a pointer that may point into local
+memory (:func:`local_pointers`: registers derived from a ``.local`` variable
+or ``cvta.local``, and anything loaded from memory once such a pointer has
+been stored), even at a lane-invariant address.  Global, shared, param and
+const memory are one per warp: one address, one value.  A result may differ when a source, the
 guard, or (under a guard) the old value may differ.  Registers never written
 hold the same initial value in every thread.
 """
@@ -16,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from warpcheck.models.kernel import Instruction
+from warpcheck.models.kernel import Instruction, Kernel
 
 _VARYING_SPECIAL = re.compile(r"^(%tid|%laneid|%clock|%globaltimer|%lanemask|%warpid|SR_TID|SR_LANEID|SR_CLOCK)",
                               re.IGNORECASE)
@@ -50,9 +57,45 @@ def source_varies(reg: str, varying: frozenset) -> bool:
     return reg in varying
 
 
-def result_varies(ins: Instruction, varying: frozenset) -> bool:
-    """Say whether the registers ``ins`` writes may differ across the group afterwards."""
-    if ins.base in _ALWAYS_VARYING or ins.space == "local":
+def local_pointers(kernel: Kernel) -> frozenset[str]:
+    """The registers that may hold an address of per-lane local memory (a flow-insensitive fixpoint)."""
+    local = {name for name, space in kernel.symbols.items() if space == "local"}
+    tainted: set[str] = set()
+    escaped = False  # a possibly-local pointer was stored to memory: every load may return one
+    changed = True
+    while changed:
+        changed = False
+        for ins in kernel.instructions:
+            reads = set(registers_read(ins, ins.srcs))
+            if ins.base == "st" and reads & tainted and not escaped:
+                escaped = changed = True
+            new = (bool(reads & tainted) or any(_names(op) & local for op in ins.srcs)
+                   or (ins.base == "cvta" and ".local" in ins.opcode)
+                   or (escaped and ins.base in ("ld", "ldu", "atom") and ins.space not in ("param", "const")))
+            if new and not set(written(ins)) <= tainted:
+                tainted.update(written(ins))
+                changed = True
+    return frozenset(tainted)
+
+
+def per_lane_loads(kernel: Kernel) -> frozenset[int]:
+    """The pcs of generic loads whose address may lie in local memory (their result never agrees)."""
+    tainted = local_pointers(kernel)
+    return frozenset(pc for pc, ins in enumerate(kernel.instructions)
+                     if ins.base in ("ld", "ldu") and ins.space == "generic"
+                     and set(registers_read(ins, ins.srcs[:1])) & tainted)
+
+
+def _names(operand: str) -> set[str]:
+    return set(re.findall(r"(?<![%\w$])[A-Za-z_$][\w$]*", operand))
+
+
+def result_varies(ins: Instruction, varying: frozenset, per_lane: bool = False) -> bool:
+    """Say whether the registers ``ins`` writes may differ across the group afterwards.
+
+    ``per_lane`` says that ``ins`` reads per-lane memory through a generic address.
+    """
+    if ins.base in _ALWAYS_VARYING or ins.space == "local" or per_lane:
         return True
     guard = guard_register(ins)
     if guard is not None and (guard in varying or any(d in varying for d in ins.dst)):
@@ -74,7 +117,8 @@ def written(ins: Instruction) -> tuple[str, ...]:
     return tuple(r for d in ins.dst for r in pattern.findall(d))
 
 
-def transfer(ins: Instruction, facts: dict[int, frozenset], group: int) -> dict[int, frozenset]:
+def transfer(ins: Instruction, facts: dict[int, frozenset], group: int,
+             per_lane: bool = False) -> dict[int, frozenset]:
     """Facts after the group ``group`` executes ``ins``.
 
     Groups inside the running one (itself included) learn the result's
@@ -84,7 +128,7 @@ def transfer(ins: Instruction, facts: dict[int, frozenset], group: int) -> dict[
     regs = written(ins)
     if not regs:
         return facts
-    varies = result_varies(ins, facts.get(group, frozenset()))
+    varies = result_varies(ins, facts.get(group, frozenset()), per_lane)
     out = {}
     for key, var in facts.items():
         if key & group == key:

@@ -24,7 +24,7 @@ from warpcheck.models.abstract_stack import atom_count, canonical, describe, spl
 from warpcheck.models.cfg import KernelCFG
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernel import Kernel
-from warpcheck.models.value_agreement import guard_varies, transfer
+from warpcheck.models.value_agreement import guard_varies, per_lane_loads, transfer
 
 END = "END"
 
@@ -71,6 +71,7 @@ class _Builder:
         self.facts: dict[int, dict] = {}
         self.branches: dict[int, dict] = {}
         self.work: list[int] = []
+        self.per_lane = per_lane_loads(kernel) if va else frozenset()
 
     def run(self) -> WarpCFG:
         stack, facts = canonical(st.initial(1), {1: frozenset()})
@@ -115,7 +116,7 @@ class _Builder:
             if ins.base == "ssy":
                 stack = st.ssy(stack, self.kernel.target_pc(pc), pc + 1)
             elif self.va:
-                facts = transfer(ins, facts, group)
+                facts = transfer(ins, facts, group, pc in self.per_lane)
         for kind, new_stack, new_facts, old_top in self._outcomes(stack, facts, block):
             if atom_count(new_stack) > self.width:
                 continue

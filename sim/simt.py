@@ -50,7 +50,7 @@ def run_warp(kernel: Kernel, inputs: WarpInputs, threads: int = 32, cost: CostMo
         raise ConfigError(f"--threads is {threads!r}; a warp has 1 to 64 threads")
     cost = cost or CostModel()
     cfg = KernelCFG(kernel)
-    machine = Machine(kernel.params, inputs, {})
+    machine = Machine(kernel.params, inputs, {}, dict(kernel.symbols))
     state = [ThreadState(lane, inputs, warp, threads) for lane in range(threads)]
     stack = st.initial((1 << threads) - 1)
     run = SimtRun()

@@ -289,3 +289,59 @@ def test_a_call_without_a_body_is_kept_and_wcet_names_it():
     line = line_of(RECURSIVE, "vprintf")
     with pytest.raises(ConfigError, match=rf"kernel 'printing' calls 'vprintf' \(line {line}\), which has no body"):
         wcet(build_warp_cfg(k))
+
+
+LOCAL_ARRAY = HEAD + """
+.visible .entry local_flag(
+	.param .u64 local_flag_param_0
+)
+{
+	.local .align 4 .b8 	__local_depot0[16];
+	.reg .b64 	%SP;
+	.reg .b64 	%SPL;
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<8>;
+	.reg .b64 	%rd<6>;
+	mov.u64 	%SPL, __local_depot0;
+	cvta.local.u64 	%SP, %SPL;
+	ld.param.u64 	%rd1, [local_flag_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	add.u64 	%rd3, %SP, 0;
+	st.u32 	[%rd3], %r1;
+	ld.u32 	%r2, [%rd3];
+	setp.eq.s32 	%p1, %r2, 0;
+	@%p1 bra 	$L__BB0_2;
+	add.s32 	%r5, %r5, 1;
+$L__BB0_2:
+	ld.global.u32 	%r3, [%rd2];
+	setp.eq.s32 	%p2, %r3, 0;
+	@%p2 bra 	$L__BB0_4;
+	add.s32 	%r5, %r5, 2;
+$L__BB0_4:
+	atom.global.add.u32 	%r4, [%rd2+4], 1;
+	setp.eq.s32 	%p3, %r4, 0;
+	@%p3 bra 	$L__BB0_6;
+	add.s32 	%r5, %r5, 3;
+$L__BB0_6:
+	ret;
+}
+"""
+
+
+def test_a_generic_load_from_a_per_lane_local_array_is_never_uniform():
+    [k] = parse_ptx(LOCAL_ARRAY, "local.ptx")
+    assert k.symbols["__local_depot0"] == "local"
+    w = build_warp_cfg(k)
+    assert [info["uniform"] for _, info in sorted(w.branches.items())] == [False, True, False]
+
+
+def test_the_simulator_gives_each_lane_its_own_local_memory_and_applies_atomics():
+    [k] = parse_ptx(LOCAL_ARRAY, "local.ptx")
+    run = run_warp(k, WarpInputs(params={"local_flag_param_0": 4096}, memory={4100: 0}), threads=8)
+    by_text = {k.instructions[pc].text.split()[0]: (mask, holds) for pc, mask, holds in run.guards}
+    assert by_text["@%p1"] == (0xFF, 0x01)  # only lane 0 stored (and reads back) tid 0
+    assert by_text["@%p3"][1] == 0x01        # the atomic returned 0, 1, ..., 7: only lane 0 saw 0
+    w = build_warp_cfg(k)
+    for pc, mask, holds in run.guards:
+        assert w.branches[pc]["uniform"] is False or holds in (0, mask)
