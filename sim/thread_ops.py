@@ -202,11 +202,31 @@ class Machine:
         if base in ("elect", "activemask"):
             self._warp_query(t, ins, base)
             return
+        if base == "mov" and dtype[:1] == "b" and ins.srcs:
+            self._bit_move(t, ins, dtype)
+            return
         args = [self.value(t, s, dtype) for s in ins.srcs]
         if base == "setp":
             self._setp(t, ins, parts, args, dtype)
             return
         self._write(t, ins.dst, _compute(base, parts, args, dtype, ins), dtype)
+
+    def _bit_move(self, t: ThreadState, ins: Instruction, dtype: str) -> None:
+        """``mov.bN``: a bit-cast, packing ``{lo, hi}`` or unpacking into ``{lo, hi}``.
+
+        Float registers are told by nvcc's names (``%fd``: f64, ``%f``: f32): an integer moved
+        into one is read as IEEE bits, a float moved out of one becomes its bits.
+        """
+        width = _width(dtype)
+        parts = [p for p in re.split(r"[{},\s]+", ins.srcs[0]) if p]
+        if len(parts) > 1:
+            step = width // len(parts)
+            bits = sum(_to_bits(self.value(t, p, None), step) << (k * step) for k, p in enumerate(parts))
+        else:
+            bits = _to_bits(self.value(t, parts[0], None), width)
+        step = width // len(ins.dst)
+        for k, d in enumerate(ins.dst):
+            t.regs[d] = _from_bits(bits >> (k * step) & ((1 << step) - 1), step, d)
 
     def _atomic(self, t: ThreadState, ins: Instruction, parts: list[str], dtype: str) -> None:
         """``atom``/``red``: read the old value, write the combined one, return the old one (``atom``)."""
@@ -326,6 +346,29 @@ def _convert(v, parts: list[str]):
             return 0
         return int(v)
     return v
+
+
+def _to_bits(v, width: int) -> int:
+    """The ``width``-bit pattern of a value (IEEE for floats)."""
+    if isinstance(v, float):
+        if width == 64:
+            return int.from_bytes(struct.pack("<d", v), "little")
+        if width == 32:
+            try:
+                return int.from_bytes(struct.pack("<f", v), "little")
+            except OverflowError:
+                return 0x7F800000 if v > 0 else 0xFF800000
+        v = int(v) if math.isfinite(v) else 0
+    return int(v) & ((1 << width) - 1)
+
+
+def _from_bits(bits: int, width: int, reg: str):
+    """A register value from bits: a float for nvcc's float registers of that width, else the integer."""
+    if width == 64 and reg.startswith("%fd"):
+        return struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+    if width == 32 and reg.startswith("%f") and not reg.startswith("%fd"):
+        return struct.unpack("<f", bits.to_bytes(4, "little"))[0]
+    return bits
 
 
 def _trunc_div(a, b) -> int:
