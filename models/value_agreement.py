@@ -22,6 +22,7 @@ hold the same initial value in every thread.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from warpcheck.models.kernel import Instruction, Kernel
 
@@ -138,3 +139,71 @@ def transfer(ins: Instruction, facts: dict[int, frozenset], group: int,
         else:
             out[key] = var
     return out
+
+
+class _Decoded(NamedTuple):
+    always: bool      # the result differs whatever the facts (special registers, local memory, atomics...)
+    sources: int      # source registers
+    guard: int        # the guard register
+    guard_special: bool
+    guarded: int      # guard and destinations: under a guard, the old value matters
+    written: int
+
+
+class RegisterBits:
+    """Value agreement over bitsets, for large kernels: register ``r`` is bit ``index[r]``.
+
+    The same rules as :func:`transfer` and :func:`guard_varies`, with each group's
+    possibly-differing registers as one Python int instead of a frozenset, and
+    each instruction's registers decoded once: joins and comparisons become
+    integer operations, and a fact costs a few bytes per register.
+    """
+
+    def __init__(self, kernel: Kernel, per_lane: frozenset[int] = frozenset()) -> None:
+        self.index: dict[str, int] = {}
+        self.info = [self._decode(pc, ins, per_lane) for pc, ins in enumerate(kernel.instructions)]
+
+    def bits(self, regs) -> int:
+        """The bitset of the registers ``regs``."""
+        out = 0
+        for r in regs:
+            out |= 1 << self.index.setdefault(r, len(self.index))
+        return out
+
+    def names(self, bits: int) -> frozenset[str]:
+        """The registers of a bitset."""
+        return frozenset(r for r, i in self.index.items() if bits >> i & 1)
+
+    def _decode(self, pc: int, ins: Instruction, per_lane: frozenset[int]) -> _Decoded:
+        """What the bitset rules need of ``ins``, decoded once."""
+        reads = registers_read(ins, ins.srcs)
+        always = (ins.base in _ALWAYS_VARYING or ins.space == "local" or pc in per_lane
+                  or any(source_varies(r, frozenset()) for r in reads))
+        sources = self.bits(r for r in reads if source_varies(r, frozenset({r})))
+        guard = guard_register(ins)
+        guard_bits = self.bits([guard]) if guard is not None else 0
+        guarded = guard_bits | self.bits(ins.dst) if guard is not None else 0
+        special = guard is not None and source_varies(guard, frozenset())
+        return _Decoded(always, sources, guard_bits, special, guarded, self.bits(written(ins)))
+
+    def guard_varies(self, pc: int, varying: int) -> bool:
+        """:func:`guard_varies` of the instruction at ``pc`` over a bitset."""
+        info = self.info[pc]
+        return info.guard_special or bool(varying & info.guard)
+
+    def transfer(self, pc: int, facts: dict[int, int], group: int) -> dict[int, int]:
+        """:func:`transfer` of the instruction at ``pc`` over bitsets."""
+        always, sources, _, _, guarded, regs = self.info[pc]
+        if not regs:
+            return facts
+        var = facts.get(group, 0)
+        varies = always or bool(var & sources) or bool(var & guarded)
+        out = {}
+        for key, v in facts.items():
+            if key & group == key:
+                out[key] = (v | regs) if varies else (v & ~regs)
+            elif key & group:
+                out[key] = v | regs
+            else:
+                out[key] = v
+        return out

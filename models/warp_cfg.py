@@ -24,7 +24,7 @@ from warpcheck.models.abstract_stack import atom_count, canonical, describe, spl
 from warpcheck.models.cfg import KernelCFG
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernel import Kernel
-from warpcheck.models.value_agreement import guard_varies, per_lane_loads, transfer
+from warpcheck.models.value_agreement import RegisterBits, per_lane_loads
 
 END = "END"
 
@@ -71,10 +71,10 @@ class _Builder:
         self.facts: dict[int, dict] = {}
         self.branches: dict[int, dict] = {}
         self.work: list[int] = []
-        self.per_lane = per_lane_loads(kernel) if va else frozenset()
+        self.bits = RegisterBits(kernel, per_lane_loads(kernel) if va else frozenset())
 
     def run(self) -> WarpCFG:
-        stack, facts = canonical(st.initial(1), {1: frozenset()})
+        stack, facts = canonical(st.initial(1), {1: 0})
         entry = self._visit(stack, facts)
         self.graph.add_node(END, block=None, stack=())
         while self.work:
@@ -99,7 +99,7 @@ class _Builder:
             return node
         node = index[stack]
         old = self.facts[node]
-        joined = {k: old.get(k, frozenset()) | facts.get(k, frozenset()) for k in set(old) | set(facts)}
+        joined = {k: old.get(k, 0) | facts.get(k, 0) for k in set(old) | set(facts)}
         if joined != old:
             self.facts[node] = joined
             if node not in self.work:
@@ -116,7 +116,7 @@ class _Builder:
             if ins.base == "ssy":
                 stack = st.ssy(stack, self.kernel.target_pc(pc), pc + 1)
             elif self.va:
-                facts = transfer(ins, facts, group, pc in self.per_lane)
+                facts = self.bits.transfer(pc, facts, group)
         for kind, new_stack, new_facts, old_top in self._outcomes(stack, facts, block):
             if atom_count(new_stack) > self.width:
                 continue
@@ -138,7 +138,7 @@ class _Builder:
         nxt, syntax, group = pc + 1, self.kernel.syntax, stack[-1].mask
         if ins.base not in ("bra", "exit", "ret", "sync"):
             return [("fallthrough", st.goto(stack, nxt, syntax), facts, group)]
-        may_diverge = ins.guard is not None and (not self.va or guard_varies(ins, facts.get(group, frozenset())))
+        may_diverge = ins.guard is not None and (not self.va or self.bits.guard_varies(pc, facts.get(group, 0)))
         if ins.base == "bra" and ins.guard is not None:
             seen = self.branches.setdefault(pc, {"reached": True, "uniform": True})
             seen["reached"] = True
@@ -149,7 +149,7 @@ class _Builder:
         out = [(f"{ins.base}-all", whole, self._drop(ins, facts, group), group),
                (f"{ins.base}-none", self._apply(block, stack, 0), facts, group)]
         if may_diverge:
-            split, split_facts, first, _ = split_top(stack, facts)
+            split, split_facts, first, _ = split_top(stack, facts, 0)
             out.append((f"{ins.base}-diverge", self._apply(block, split, first),
                         self._drop(ins, split_facts, first), split[-1].mask))
         return out
@@ -172,5 +172,5 @@ class _Builder:
             return facts
         out: dict = {}
         for k, v in facts.items():
-            out[k & ~threads] = out.get(k & ~threads, frozenset()) | v
+            out[k & ~threads] = out.get(k & ~threads, 0) | v
         return out

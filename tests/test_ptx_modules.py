@@ -345,3 +345,23 @@ def test_the_simulator_gives_each_lane_its_own_local_memory_and_applies_atomics(
     w = build_warp_cfg(k)
     for pc, mask, holds in run.guards:
         assert w.branches[pc]["uniform"] is False or holds in (0, mask)
+
+
+def test_bitset_value_agreement_equals_the_frozenset_rules_on_every_instruction():
+    """RegisterBits (used by the warp-level CFG) against transfer/guard_varies, on random facts."""
+    import random
+
+    from kernel_fixtures import ALL, kernel
+    from warpcheck.models.value_agreement import RegisterBits, guard_varies, per_lane_loads, transfer
+
+    rng = random.Random(5)
+    for k in [kernel(p) for p in ALL] + [parse_ptx(LOCAL_ARRAY)[0], parse_ptx(CALLS)[0], parse_ptx(SCOPED)[0]]:
+        per_lane = per_lane_loads(k)
+        bits = RegisterBits(k, per_lane)
+        regs = sorted(bits.index)
+        for pc, ins in enumerate(k.instructions):
+            facts = {g: frozenset(r for r in regs if rng.random() < 0.3) for g in (1, 2, 3, 4)}
+            as_bits = {g: bits.bits(v) for g, v in facts.items()}
+            expected = transfer(ins, facts, 1, pc in per_lane)
+            assert {g: bits.names(v) for g, v in bits.transfer(pc, as_bits, 1).items()} == expected, ins.text
+            assert bits.guard_varies(pc, as_bits[1]) == guard_varies(ins, facts[1]), ins.text
