@@ -89,6 +89,9 @@ def _run_block(kernel: Kernel, cfg: KernelCFG, machine: Machine, state, stack: s
         if ins.cls == "mem" and ins.space not in ("param",) and ins.srcs:
             run.accesses.append(_access(machine, state, ins, pc, holds))
         machine.active = holds
+        if ins.base in ("shfl", "vote"):
+            machine.execute_warp([t for t in state if holds >> t.lane & 1], ins)
+            continue
         for t in state:
             if holds >> t.lane & 1:
                 machine.execute(t, ins)

@@ -228,6 +228,29 @@ class Machine:
         for k, d in enumerate(ins.dst):
             t.regs[d] = _from_bits(bits >> (k * step) & ((1 << step) - 1), step, d)
 
+    def execute_warp(self, lanes: list[ThreadState], ins: Instruction) -> None:
+        """Run a warp-wide instruction (``shfl``, ``vote``) for the lanes whose guard holds, reading
+        every lane's sources before any lane writes."""
+        base, parts, dtype = _decode(ins)
+        by_lane = {t.lane: t for t in lanes}
+        if base == "vote":
+            flags = {t.lane: bool(self.value(t, ins.srcs[0], "pred")) for t in lanes}
+            mode = next((p for p in parts[1:] if p in ("all", "any", "uni", "ballot")), "any")
+            result = {"all": all(flags.values()), "any": any(flags.values()),
+                      "uni": len(set(flags.values())) <= 1,
+                      "ballot": sum(1 << lane for lane, f in flags.items() if f)}[mode]
+            for t in lanes:
+                self._write(t, ins.dst, result, "b32" if mode == "ballot" else "pred")
+            return
+        values = {t.lane: self.value(t, ins.srcs[0], dtype) for t in lanes}
+        mode = next((p for p in parts[1:] if p in ("up", "down", "bfly", "idx")), "idx")
+        for t in lanes:
+            b, c = int(self.value(t, ins.srcs[1], "b32")), int(self.value(t, ins.srcs[2], "b32"))
+            src, valid = _shfl_source(mode, t.lane, b, c)
+            t.regs[ins.dst[0]] = values[src] if valid and src in by_lane else values[t.lane]
+            if len(ins.dst) > 1:
+                t.regs[ins.dst[1]] = valid
+
     def _atomic(self, t: ThreadState, ins: Instruction, parts: list[str], dtype: str) -> None:
         """``atom``/``red``: read the old value, write the combined one, return the old one (``atom``)."""
         addr = self.address(t, ins.srcs[0])
@@ -346,6 +369,18 @@ def _convert(v, parts: list[str]):
             return 0
         return int(v)
     return v
+
+
+def _shfl_source(mode: str, lane: int, b: int, c: int) -> tuple[int, bool]:
+    """The lane ``shfl.sync`` reads for ``lane`` and whether it is in range (PTX ISA semantics)."""
+    clamp, segmask = c & 0x1F, (c >> 8) & 0x1F
+    max_lane = (lane & segmask) | (clamp & ~segmask)
+    min_lane = lane & segmask
+    if mode == "up":
+        j = lane - b
+        return j, j >= max_lane
+    j = {"down": lane + b, "bfly": lane ^ b, "idx": min_lane | (b & ~segmask)}[mode]
+    return j, j <= max_lane
 
 
 def _to_bits(v, width: int) -> int:

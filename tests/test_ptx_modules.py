@@ -365,3 +365,33 @@ def test_bitset_value_agreement_equals_the_frozenset_rules_on_every_instruction(
             expected = transfer(ins, facts, 1, pc in per_lane)
             assert {g: bits.names(v) for g, v in bits.transfer(pc, as_bits, 1).items()} == expected, ins.text
             assert bits.guard_varies(pc, as_bits[1]) == guard_varies(ins, facts[1]), ins.text
+
+
+WARP_WIDE = HEAD + """
+.visible .entry warp_wide()
+{
+	.reg .pred 	%p<5>;
+	.reg .b32 	%r<8>;
+	mov.u32 	%r1, %tid.x;
+	shfl.sync.down.b32 	%r2|%p1, %r1, 1, 31, -1;
+	shfl.sync.bfly.b32 	%r3, %r1, 2, 31, -1;
+	shfl.sync.up.b32 	%r4, %r1, 1, 0, -1;
+	shfl.sync.idx.b32 	%r5, %r1, 3, 31, -1;
+	setp.lt.u32 	%p2, %r1, 2;
+	vote.sync.ballot.b32 	%r6, %p2, -1;
+	vote.sync.all.pred 	%p3, %p2, -1;
+	setp.eq.s32 	%p4, %r2, 5;
+	@%p4 bra 	$L__done;
+	add.s32 	%r7, %r7, 1;
+$L__done:
+	ret;
+}
+"""
+
+
+def test_shuffles_and_votes_read_the_other_lanes():
+    [k] = parse_ptx(WARP_WIDE)
+    run = run_warp(k, WarpInputs(), threads=8)
+    [(_, mask, holds)] = run.guards
+    assert (mask, holds) == (0xFF, 1 << 4)  # shfl.down by 1: only lane 4 reads 5 (from lane 5)
+    assert build_warp_cfg(k).branches[max(build_warp_cfg(k).branches)]["uniform"] is False
