@@ -403,8 +403,12 @@ def _strip_comments(lines: list[str]) -> list[tuple[int, str]]:
 def format_ptx(kernel: Kernel) -> str:
     """PTX text of a kernel that parses back to the same instructions, labels and parameters."""
     params = ",\n".join(f"\t.param .b64 {p}" for p in kernel.params)
-    lines = [".version 7.0", ".target sm_75", ".address_size 64", "",
-             f".visible .entry {kernel.name}(" + ("\n" + params + "\n" if params else "") + ")", "{"]
+    module_vars = [f".{space} .align 8 .b8 {name}[8];" for name, space in kernel.symbols.items()
+                   if space in ("global", "const")]
+    body_vars = [f"\t.{space} .align 8 .b8 {name}[8];" for name, space in kernel.symbols.items()
+                 if space not in ("global", "const")]
+    lines = [".version 7.0", ".target sm_75", ".address_size 64", ""] + module_vars + [
+             f".visible .entry {kernel.name}(" + ("\n" + params + "\n" if params else "") + ")", "{"] + body_vars
     at: dict[int, list[str]] = {}
     for label, pc in kernel.labels.items():
         at.setdefault(pc, []).append(label)

@@ -109,3 +109,14 @@ def test_value_agreement_scales_to_a_400_block_kernel():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert len(wcfg.cfg.blocks) >= 400 and seconds < 30 and peak < 2 << 30, (seconds, peak)
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+def test_inlined_corpus_entries_round_trip_through_the_printer(name):
+    from warpcheck.models.ptx import format_ptx, parse_ptx
+
+    kernel, _, _ = analysed(name)
+    [again] = parse_ptx(format_ptx(kernel))
+    fields = [(i.opcode, i.dst, i.srcs, i.guard, i.target, i.cls, i.space, i.dtype) for i in again.instructions]
+    assert fields == [(i.opcode, i.dst, i.srcs, i.guard, i.target, i.cls, i.space, i.dtype) for i in kernel.instructions]
+    assert dict(again.labels) == dict(kernel.labels) and dict(again.symbols) == dict(kernel.symbols)
