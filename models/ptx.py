@@ -22,6 +22,7 @@ from warpcheck.models.ptx_calls import PtxModule
 _INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%[\w.$]+)\s+)?(?P<op>[a-z][a-z0-9_.]*)(?:\s+(?P<args>.*?))?\s*;$")
 _LABEL = re.compile(r"^(?P<label>[$%\w][\w$]*)\s*:\s*(?P<rest>.*)$")
 _ENTRY = re.compile(r"^(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?P<kind>entry|func)\s+(?:\([^)]*\)\s*)?(?P<name>[\w$]+)")
+_LABEL_ONLY = re.compile(r"[$%\w][\w$]*\s*:(?=\s*\{|\s*$)")
 _HEADER = re.compile(r"\.(?:entry|func)\s+(?:\((?P<rets>[^)]*)\)\s*)?(?P<name>[\w$]+)")
 _TOKEN = re.compile(r"(?<![\w$.%])%?[A-Za-z_$][\w$]*")
 _PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.\w+\s+(?:\.ptr\S*\s+)*(?P<name>[\w$]+)")
@@ -209,6 +210,11 @@ def _statements_until_close(lines: list[tuple[int, str]]):
                     return _flush(out, pending, start), used
                 out.append((lineno, rest[0]))
                 rest = rest[1:].strip()
+                continue
+            label = _LABEL_ONLY.match(rest) if not pending else None
+            if label:
+                out.append((lineno, label.group(0).strip()))
+                rest = rest[label.end():].strip()
                 continue
             end = rest.find(";")
             piece, rest = (rest, "") if end < 0 else (rest[:end + 1], rest[end + 1:].strip())

@@ -395,3 +395,20 @@ def test_shuffles_and_votes_read_the_other_lanes():
     [(_, mask, holds)] = run.guards
     assert (mask, holds) == (0xFF, 1 << 4)  # shfl.down by 1: only lane 4 reads 5 (from lane 5)
     assert build_warp_cfg(k).branches[max(build_warp_cfg(k).branches)]["uniform"] is False
+
+
+def test_a_label_before_a_scoped_block_and_a_closing_brace_after_the_last_statement():
+    text = HEAD + """
+.visible .entry tight()
+{
+	.reg .b32 %r<4>;
+	mov.u32 %r1, %tid.x;
+$L__again: { .reg .b32 %t; add.s32 %t, %r1, 1; mov.u32 %r2, %t; }
+	setp.lt.s32 %p1, %r2, 4;
+	@%p1 bra $L__again;
+	ret; }
+.visible .entry after() { ret; }
+"""
+    first, second = parse_ptx(text, "tight.ptx")
+    assert dict(first.labels) == {"$L__again": 1} and first.instructions[1].dst == ("%t$2",)
+    assert second.name == "after" and [i.base for i in second.instructions] == ["ret"]
