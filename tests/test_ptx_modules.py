@@ -412,3 +412,28 @@ $L__again: { .reg .b32 %t; add.s32 %t, %r1, 1; mov.u32 %r2, %t; }
     first, second = parse_ptx(text, "tight.ptx")
     assert dict(first.labels) == {"$L__again": 1} and first.instructions[1].dst == ("%t$2",)
     assert second.name == "after" and [i.base for i in second.instructions] == ["ret"]
+
+
+def test_an_indirect_branch_is_refused_for_its_entry_only(capsys, tmp_path):
+    path = tmp_path / "brx.ptx"
+    path.write_text(HEAD + """
+.visible .entry jump(
+	.param .u32 jump_param_0
+)
+{
+	.reg .b32 %r<3>;
+	ld.param.u32 %r1, [jump_param_0];
+$L_tbl: .branchtargets $L_a, $L_b;
+	brx.idx %r1, $L_tbl;
+$L_a:
+	add.s32 %r2, %r2, 1;
+$L_b:
+	ret;
+}
+.visible .entry plain() { ret; }
+""")
+    line = line_of(path.read_text(), "brx.idx")
+    assert main(["cfg", str(path), "--entry", "jump"]) == 2
+    err = capsys.readouterr().err
+    assert f"kernel 'jump' line {line}: brx.idx (an indirect branch" in err and len(err.strip().splitlines()) == 1
+    assert main(["wcet", str(path), "--entry", "plain"]) == 0
