@@ -65,9 +65,8 @@ def test_every_entry_is_bounded_or_refused_in_one_line(name):
 BOUNDED = sorted({e.name for _, e in entries()} - set(REFUSED))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(s.sampled_from(BOUNDED), s.integers(0, 10 ** 6))
-def test_random_runs_stay_within_the_bound_and_uniform_branches_never_split(name, seed):
+def check_random_run(name: str, seed: int) -> None:
+    """One random run of a corpus entry: within the bound, and no branch called uniform splits."""
     from warpcheck.sim.thread_ops import WarpInputs
 
     kernel, wcfg, bound = analysed(name)
@@ -80,6 +79,19 @@ def test_random_runs_stay_within_the_bound_and_uniform_branches_never_split(name
     assert run.cycles <= bound, f"{name}: {run.cycles} > {bound}"
     for pc, active, holds in run.guards:
         assert not wcfg.branches[pc]["uniform"] or holds in (0, active), f"{name}: line {kernel.instructions[pc].line}"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(s.sampled_from(BOUNDED), s.integers(0, 10 ** 6))
+def test_random_runs_stay_within_the_bound_and_uniform_branches_never_split(name, seed):
+    check_random_run(name, seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(s.sampled_from(BOUNDED), s.integers(0, 10 ** 6))
+def test_many_random_runs_stay_within_the_bound_and_uniform_branches_never_split(name, seed):
+    check_random_run(name, seed)
 
 
 def test_the_per_lane_pick_diverges_and_the_global_pick_is_uniform():
