@@ -39,7 +39,8 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> list[Kernel]:
 
     ``call``s of ``.func`` functions defined in the module are inlined (see
     :mod:`warpcheck.models.ptx_calls`); a call of a function without a body stays
-    an opaque ``call``.
+    an opaque ``call``.  An entry that cannot be inlined (recursion) raises for the
+    whole module: use :func:`parse_ptx_module` and ``PtxModule.inlined`` per entry.
     """
     module = parse_ptx_module(text, filename)
     return [module.inlined(k) for k in module.entries]
