@@ -437,3 +437,18 @@ $L_b:
     err = capsys.readouterr().err
     assert f"kernel 'jump' line {line}: brx.idx (an indirect branch" in err and len(err.strip().splitlines()) == 1
     assert main(["wcet", str(path), "--entry", "plain"]) == 0
+
+
+def test_widening_agreement_facts_only_loses_uniform_branches():
+    """With widening after the first growth, every branch called uniform is uniform without widening."""
+    from kernel_fixtures import ALL, kernel
+
+    widened_any = False
+    for k in [kernel(p) for p in ALL] + [parse_ptx(CALLS)[0], parse_ptx(LOCAL_ARRAY)[0]]:
+        exact, wide = build_warp_cfg(k), build_warp_cfg(k, widen_after=1)
+        widened_any = widened_any or bool(wide.widened)
+        assert not exact.widened
+        for pc, info in wide.branches.items():
+            assert not info["uniform"] or exact.branches[pc]["uniform"], (k.name, pc)
+        assert wcet(wide, {}, 3)[0].wcet >= wcet(exact, {}, 3)[0].wcet
+    assert widened_any
