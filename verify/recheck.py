@@ -51,6 +51,11 @@ def recheck_pass(ts: Checked, result: Result, solver: str = "cvc5") -> str:
     if result.depth != 1:
         return f"not re-checked: only 1-inductive proofs are (this one is {result.depth}-inductive)"
     prop = ts.agree
+    from pysmt.exceptions import NoSolverAvailableError
+    try:
+        S.Solver(name=solver, logic="QF_LIA").exit()
+    except NoSolverAvailableError:
+        return f"not re-checked: {solver} is not installed (pip install {solver})"
     with S.Solver(name=solver, logic="QF_LIA") as s:
         for what, f in obligations(ts, prop, result.lemmas).items():
             s.push()
