@@ -1,7 +1,7 @@
 """Proof-time benchmark of the front end (a script, not a timed test).
 
 Measures, medians of --repeat runs, one fresh process per run:
-- SWaS, property 'oracle', unbounded (k-induction with proved lemmas), per policy and warp count;
+- SWaS, the default property ('exact', or --property), unbounded (k-induction with proved lemmas), per policy and warp count;
 - the time to the first baseline counterexample (BMC), per fetch x issue combination.
 Writes a markdown table on stdout and JSON to --out.
 
@@ -45,12 +45,16 @@ def main() -> None:
     ap.add_argument("--warps", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     ap.add_argument("--cex-warps", type=int, nargs="+", default=[4, 32])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--policies", nargs="+", default=list(POLICIES))
+    ap.add_argument("--property", default="exact")
+    ap.add_argument("--timeout", default="600")
     ap.add_argument("--out", default="benchmarks/prove_bench.json")
     a = ap.parse_args()
     rows, tmp = [], Path(tempfile.mkdtemp(prefix="wc-bench-"))
     for w in a.warps:
-        for p in POLICIES:
-            m = median_of(["--design", "swas", "--policy", p, "--warps", str(w), "--engine", "kind"], a.repeat)
+        for p in a.policies:
+            m = median_of(["--design", "swas", "--policy", p, "--warps", str(w), "--engine", "kind",
+                           "--property", a.property, "--timeout", a.timeout], a.repeat)
             rows.append({"kind": "swas proof", "warps": w, "policy": p, **m})
             print(f"swas {p} W={w}: {m['status']} {m['seconds']:.2f} s", file=sys.stderr, flush=True)
     for w in a.cex_warps:

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 
 from warpcheck.models.config import SMConfig
+from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend import FrontEnd
 from warpcheck.models.ts import Prologue
 from warpcheck.sim.replay import Replay, changes_only, replay, side_by_side
@@ -14,7 +15,7 @@ from warpcheck.sim.vcd import write_vcd
 from warpcheck.verify import witness as wit
 from warpcheck.verify.engines import engine
 from warpcheck.verify.parametric import prove_parametric
-from warpcheck.verify.properties import get_property
+from warpcheck.verify.properties import default_property, get_property
 from warpcheck.verify.result import Result, Status
 
 Progress = Callable[[str], None] | None
@@ -25,15 +26,32 @@ class ProveJob:
     """One proof run: a configuration and a property, with engine settings."""
 
     config: SMConfig
-    prop: str = "oracle"
+    prop: str = ""  # empty: the design's default property (exact for swas, oracle for the baseline)
     engine: str = "auto"
-    depth: int = 8
+    depth: int = 0  # 0: the configuration's horizon (see default_depth)
     timeout: float | None = 300.0
     witness_path: str | None = None
     vcd_path: str | None = None
     recheck: bool = False
     all_warps: bool = False  # the parametric proof, for every number of warps
     prologue: int = 0  # violations in the first cycles do not count
+    design: FrontEnd | None = None  # a model other than FrontEnd(config): the mutation suite's
+
+    def __post_init__(self) -> None:
+        if self.all_warps and self.recheck:
+            raise ConfigError("--recheck re-checks a proof for one W; it is not available with --all-warps")
+        self.prop = self.prop or ("oracle" if self.all_warps else default_property(self.config.design))
+        get_property(self.prop).checked(FrontEnd(self.config))  # a property the design lacks is bad input
+        self.depth = self.depth or default_depth(self.config)
+
+
+def default_depth(config: SMConfig) -> int:
+    """Cycles that any single-point bug needs to show: the longest predictable window plus the pipeline.
+
+    A miss window lasts 1 + miss_latency + t_fetch + t_decode cycles (README, oracles);
+    one more pipeline length lets the instruction fetched at its end reach the issue stage.
+    """
+    return 1 + config.miss_latency + 2 * config.pipe
 
 
 @dataclass
@@ -55,7 +73,8 @@ class ProveOutcome:
     def to_json(self) -> dict[str, Any]:
         out = self.result.to_json()
         out.update(name=self.name, property=self.job.prop, config=self.job.config.to_json(),
-                   witness=self.witness_path, recheck=self.recheck)
+                   witness=self.witness_path, recheck=self.recheck,
+                   cycle=self.replays[0].first_violation if self.replays else None)
         if self.replays:
             out["replay"] = {r.design: r.first_violation for r in self.replays}
         return out
@@ -77,12 +96,11 @@ class ProveOutcome:
 def _engine_run(job: ProveJob, progress: Progress) -> Result:
     if job.all_warps:
         return prove_parametric(job.config, job.prop, timeout=job.timeout)
-    fe = FrontEnd(job.config)
-    prop = get_property(job.prop).predicate(fe)
-    if job.prologue:
-        ts = Prologue(fe, job.prologue)
-        return engine(job.engine)(ts, ts.guard(prop), job.depth, job.timeout, progress=progress)
-    return engine(job.engine)(fe, prop, job.depth, job.timeout, progress=progress)
+    ts = get_property(job.prop).checked(job.design or FrontEnd(job.config))
+    if job.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
+        pts = Prologue(ts, job.prologue + 1)
+        return engine(job.engine)(pts, pts.guard(ts.agree), job.depth, job.timeout, progress=progress)
+    return engine(job.engine)(ts, ts.agree, job.depth, job.timeout, progress=progress)
 
 
 def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
@@ -93,23 +111,22 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
         _attach_witness(out)
     if result.status is Status.PASS and job.recheck and not job.all_warps:
         from warpcheck.verify.recheck import recheck_pass
-        out.recheck = recheck_pass(FrontEnd(job.config), job.prop, result)
+        out.recheck = recheck_pass(get_property(job.prop).checked(job.design or FrontEnd(job.config)), result)
         if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS
             result.status, result.message = Status.ERROR, out.recheck
     return out
 
 
 def _attach_witness(out: ProveOutcome) -> None:
-    fe, res = FrontEnd(out.job.config), out.result
+    fe, res = out.job.design or FrontEnd(out.job.config), out.result
     w = wit.from_trace(fe, res.trace, out.job.prop, out.job.prologue)
     cycles = res.depth + 4
-    mine = replay(w.config, w.initial_ibuffer, w.streams, w.property, cycles, w.prologue)
-    other = "swas" if w.config.design == "baseline" else "baseline"
-    out.replays = [mine, replay(wit.on_design(w, other), w.initial_ibuffer, w.streams, w.property, cycles,
-                                w.prologue)]
-    if mine.first_violation != res.depth:  # the kit's own bug, never the design's
+    mine = replay(w.config, w.initial_ibuffer, w.streams, w.property, cycles, w.prologue, fe)
+    out.replays = [mine] + [replay(wit.on_design(w, d), w.initial_ibuffer, w.streams, w.property, cycles,
+                                   w.prologue) for d in wit.other_designs(w)]
+    if mine.first_violation != w.cycle:  # the kit's own bug, never the design's
         res.status = Status.ERROR
-        res.message = (f"witness does not reproduce: the solver's violation is at cycle {res.depth}, "
+        res.message = (f"witness does not reproduce: the solver's violation is at cycle {w.cycle}, "
                        f"the replay's at {mine.first_violation}")
         return
     path = Path(out.job.witness_path or Path("warpcheck-out") / f"{out.name}.json")

@@ -45,7 +45,7 @@ def config_from_args(a: argparse.Namespace) -> SMConfig:
 
 
 def _prove(a: argparse.Namespace) -> int:
-    job = ProveJob(config_from_args(a), a.property, a.engine, a.depth, a.timeout, a.witness, a.vcd,
+    job = ProveJob(config_from_args(a), a.property or "", a.engine, a.depth or 0, a.timeout, a.witness, a.vcd,
                    a.recheck, a.all_warps, a.prologue)
     out = prove_job(job, progress=None if a.json or a.quiet else _progress)
     _show(out, a.json)
@@ -109,19 +109,23 @@ def register(sub: Any) -> None:
                               "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_config_options(p)
-    p.add_argument("--property", default="oracle", choices=list(PROPERTIES),
-                   help="; ".join(f"{x.name}: {x.summary}" for x in PROPERTIES.values()) + " (default: oracle)")
+    p.add_argument("--property", choices=list(PROPERTIES),
+                   help="; ".join(f"{x.name}: {x.summary}" for x in PROPERTIES.values())
+                        + " (default: exact for swas, oracle for the baseline and for --all-warps)")
     p.add_argument("--engine", default="auto", choices=["auto", "kind", "bmc"],
-                   help="auto: a short BMC run, then k-induction (default); kind: k-induction with "
-                        "proved lemmas, unbounded; bmc: bounded only")
-    p.add_argument("--depth", type=at_least(0), default=8, help="largest k (kind) or depth (bmc) (default 8)")
+                   help="auto: k-induction and BMC in two processes, the first conclusive answer wins (default); "
+                        "kind: k-induction with proved lemmas, unbounded; bmc: bounded only")
+    p.add_argument("--depth", type=at_least(1), metavar="K",
+                   help="largest k (kind) or depth (bmc) (default: 1 + miss latency + 2 x (t_fetch + t_decode), "
+                        "19 with the paper's timing: long enough for a bug that needs a whole miss window)")
     p.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds before TIMEOUT (default 300)")
     p.add_argument("--witness", metavar="PATH", help="where a FAIL's witness goes (default warpcheck-out/NAME.json)")
     p.add_argument("--vcd", metavar="PATH", help="also write the counterexample replay as VCD waveforms")
     p.add_argument("--recheck", action="store_true", help="re-check a PASS with a second solver (cvc5 via pySMT)")
     p.add_argument("--all-warps", action="store_true",
-                   help="swas: prove the property for every number of warps at once (compositional proof: "
-                        "one warp against an arbitrary scheduler, plus the policy and projection lemmas)")
+                   help="swas, oracle or ideal: the compositional proof (one warp against an arbitrary scheduler, "
+                        "plus the policy and projection steps, machine-checked for W = 1..4); the result states "
+                        "the range of W it covers, never 'every W'")
     p.add_argument("--prologue", type=at_least(0), default=0, metavar="N",
                    help="ignore violations in the first N cycles, as the paper measures after a prologue "
                         "(default 0: the warm start already has full ibuffers)")

@@ -33,9 +33,10 @@ def _task(raw: dict[str, Any], defaults: dict[str, Any], where: str, out: str) -
     pol = {"fetch_policy": merged.get("fetch"), "issue_policy": merged.get("issue") or merged.get("policy")}
     sm.update({k: v for k, v in pol.items() if v is not None})
     config = config_from_mapping(sm, where=f"{where}: task {name!r}")
-    prop = merged.get("property", "oracle")
-    get_property(prop)
-    job = ProveJob(config, prop, merged.get("engine", "auto"), int(merged.get("depth", 8)),
+    prop = merged.get("property", "")
+    if prop:
+        get_property(prop)
+    job = ProveJob(config, prop, merged.get("engine", "auto"), int(merged.get("depth", 0)),
                    float(merged.get("timeout", 300)), witness_path=str(Path(out) / f"{name}.json"))
     return name, job, EXPECT[expect]
 

@@ -11,7 +11,7 @@ from warpcheck.models.abstract_stack import describe
 from warpcheck.models.cfg import CLASSES_WITH_LATENCY, CostModel
 from warpcheck.models.errors import ConfigError, InputFileError
 from warpcheck.models.kernel import Kernel
-from warpcheck.models.ptx import parse_ptx
+from warpcheck.models.ptx import parse_ptx_module
 from warpcheck.models.sass import parse_sass
 from warpcheck.models.warp_cfg import END, WarpCFG, build_warp_cfg
 
@@ -25,10 +25,13 @@ def load_kernel(path: str, entry: str | None = None) -> Kernel:
     except (OSError, UnicodeDecodeError) as e:
         raise InputFileError(f"cannot read kernel file {path!r} ({getattr(e, 'strerror', None) or e}); give a readable PTX or .sass file")
     is_ptx = path.endswith(".ptx") or (not path.endswith(".sass") and (".entry" in text or ".version" in text))
-    kernels = parse_ptx(text, path) if is_ptx else parse_sass(text, path)
-    if not kernels:
+    if not is_ptx:
+        kernels = parse_sass(text, path)
+        return _pick(kernels, entry, path)
+    module = parse_ptx_module(text, path)
+    if not module.entries:
         raise InputFileError(f"{path!r} holds no kernel (.entry); give a PTX module with at least one kernel")
-    return _pick(kernels, entry, path)
+    return module.inlined(_pick(list(module.entries), entry, path))
 
 
 def _pick(kernels: list[Kernel], entry: str | None, path: str) -> Kernel:

@@ -26,6 +26,7 @@ read exactly the same constraints.
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -34,9 +35,11 @@ import networkx as nx
 
 from warpcheck.models.cfg import CostModel
 from warpcheck.models.errors import ConfigError, WarpcheckError
+from warpcheck.models.ptx_calls import call_site
 from warpcheck.models.warp_cfg import END, WarpCFG
 
 START = "START"
+_INLINED = re.compile(r"(\$c\d+)+$")
 
 
 @dataclass
@@ -70,8 +73,9 @@ def build_problem(wcfg: WarpCFG, bounds: Mapping[str, int], default_bound: int |
     g = wcfg.graph
     calls = [ins for ins in wcfg.kernel.instructions if ins.base == "call"]
     if calls:
-        raise ConfigError(f"kernel {wcfg.kernel.name!r} calls {calls[0].srcs[0] if calls[0].srcs else 'a function'!r} "
-                          f"(line {calls[0].line}); callees are not analysed, so inline them (__forceinline__)")
+        callee = _callee_name(calls[0])
+        raise ConfigError(f"kernel {wcfg.kernel.name!r} calls {callee!r} (line {calls[0].line}), which has no body in "
+                          f"the module (an .extern or a prototype only, or an indirect call), so its cost is unknown")
     if END not in nx.descendants(g, wcfg.entry):
         raise ConfigError(f"a warp running kernel {wcfg.kernel.name!r} never finishes (no path reaches the exit); "
                           f"every loop needs a way out")
@@ -157,9 +161,17 @@ def _region_constraint(wcfg: WarpCFG, prob: IpetProblem, g: nx.DiGraph, region: 
     return inner
 
 
+def _callee_name(ins) -> str:
+    site = call_site(ins)
+    return site.callee if site is not None else "an indirect target"
+
+
 def _bound(wcfg: WarpCFG, label: str, bounds, default_bound) -> int:
+    """The bound of the loop headed by ``label``: given for it, for another label of its block, or for
+    the label it was inlined from (``$L__BB2_3`` for ``$L__BB2_3$c1``); else the default."""
     start = next(b.start for b in wcfg.cfg.blocks if b.label == label)
-    aliases = sorted(name for name, pc in wcfg.kernel.labels.items() if pc == start and name in bounds)
+    names = [name for name, pc in wcfg.kernel.labels.items() if pc == start]
+    aliases = sorted(n for n in names + [_INLINED.sub("", n) for n in names] if n in bounds)
     if label in bounds or aliases:
         return bounds[label] if label in bounds else bounds[aliases[0]]
     if default_bound is None:
@@ -194,13 +206,22 @@ def solve_z3(prob: IpetProblem, timeout_ms: int = 60000) -> IpetResult:
     return IpetResult(value.as_long(), _node_counts(prob, flows), "z3", time.perf_counter() - start)
 
 
-def solve_highs(prob: IpetProblem) -> IpetResult:
-    """Maximise the same IPET objective with HiGHS (integer program)."""
+# HiGHS solves the integer program to optimality: no relative or absolute MIP gap (its defaults, 1e-4 and
+# 1e-6, let it stop at a near-optimal value on large kernels); integrality and primal feasibility
+# tolerances 1e-9.  The rounded solution is then checked exactly, in integers, against every constraint.
+HIGHS_OPTIONS = {"mip_rel_gap": 0.0, "mip_abs_gap": 0.0, "mip_feasibility_tolerance": 1e-9,
+                 "primal_feasibility_tolerance": 1e-9}
+
+
+def solve_highs(prob: IpetProblem, options: Mapping[str, float] | None = None) -> IpetResult:
+    """Maximise the same IPET objective with HiGHS (integer program, solved to optimality)."""
     import highspy
 
     start = time.perf_counter()
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    for name, value in (HIGHS_OPTIONS if options is None else options).items():
+        h.setOptionValue(name, value)
     inf = highspy.kHighsInf
     obj = prob.objective()
     for i in range(len(prob.edges)):
@@ -217,8 +238,22 @@ def solve_highs(prob: IpetProblem) -> IpetResult:
     if status != highspy.HighsModelStatus.kOptimal:
         raise WarpcheckError(f"HiGHS could not solve the IPET problem (status {h.modelStatusToString(status)})")
     flows = [round(v) for v in h.getSolution().col_value]
-    value = round(h.getInfo().objective_function_value)
+    value = _check_integer_solution(prob, flows)
     return IpetResult(value, _node_counts(prob, flows), "highs", time.perf_counter() - start)
+
+
+def _check_integer_solution(prob: IpetProblem, flows: list[int]) -> int:
+    """The objective of integer ``flows``, after checking every constraint exactly."""
+    def lhs(coef: dict[int, int]) -> int:
+        return sum(c * flows[i] for i, c in coef.items())
+
+    broken = [f"{lhs(c)} = {r}" for c, r in prob.equalities if lhs(c) != r]
+    broken += [f"{lhs(c)} <= {r}" for c, r in prob.inequalities if lhs(c) > r]
+    broken += ["a negative count"] if min(flows, default=0) < 0 else []
+    if broken:
+        raise WarpcheckError(f"HiGHS returned a rounded IPET solution that breaks a constraint ({broken[0]}); "
+                             f"the problem is numerically too hard for it")
+    return sum(c * flows[i] for i, c in prob.objective().items())
 
 
 def _node_counts(prob: IpetProblem, flows: list[int]) -> dict[int, int]:

@@ -41,8 +41,11 @@ def atom_count(stack: Stack) -> int:
     return bin(union).count("1")
 
 
-def canonical(stack: Stack, facts: Facts | None = None) -> tuple[Stack, dict[int, frozenset]]:
-    """Merge atoms with equal membership, renumber them by membership; remap ``facts``."""
+def canonical(stack: Stack, facts: Mapping | None = None) -> tuple[Stack, dict]:
+    """Merge atoms with equal membership, renumber them by membership; remap ``facts``.
+
+    Facts are frozensets or bitsets (ints): anything with ``|``.
+    """
     union = 0
     for e in stack:
         union |= e.mask
@@ -59,17 +62,20 @@ def canonical(stack: Stack, facts: Facts | None = None) -> tuple[Stack, dict[int
     new_stack = tuple(replace(e, mask=remap(e.mask)) for e in stack)
     if new_stack and new_stack[-1].kind == REC:  # a running entry's type has no effect; reconverged == never split
         new_stack = new_stack[:-1] + (replace(new_stack[-1], kind=NIL),)
-    new_facts: dict[int, frozenset] = {}
+    new_facts: dict = {}
     for mask, regs in (facts or {}).items():
         key = remap(mask)
         if key:
-            new_facts[key] = new_facts.get(key, frozenset()) | regs
+            new_facts[key] = new_facts[key] | regs if key in new_facts else regs
     live = {e.mask for e in new_stack}
     return new_stack, {k: v for k, v in new_facts.items() if k in live}
 
 
-def split_top(stack: Stack, facts: Facts) -> tuple[Stack, dict[int, frozenset], int, int]:
-    """Split the running group's atom in two; return the stack, facts and the two new masks."""
+def split_top(stack: Stack, facts: Mapping, empty=frozenset()) -> tuple[Stack, dict, int, int]:
+    """Split the running group's atom in two; return the stack, facts and the two new masks.
+
+    ``empty`` is the fact of a group with no entry (``0`` for bitset facts).
+    """
     top = stack[-1].mask
     if bin(top).count("1") != 1:
         raise WarpcheckError(f"abstract stack invariant broken: running group {top:#b} has several atoms")
@@ -83,7 +89,7 @@ def split_top(stack: Stack, facts: Facts) -> tuple[Stack, dict[int, frozenset], 
 
     new_stack = tuple(replace(e, mask=widen(e.mask)) for e in stack)
     new_facts = {widen(k): v for k, v in facts.items()}
-    inherited = facts.get(top, frozenset())
+    inherited = facts.get(top, empty)
     new_facts[first] = inherited
     new_facts[second] = inherited
     return new_stack, new_facts, first, second

@@ -85,6 +85,10 @@ class KernelCFG:
 
     def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel
+        for ins in kernel.instructions:
+            if ins.base == "brx":
+                raise ConfigError(f"kernel {kernel.name!r} line {ins.line}: {ins.opcode} (an indirect branch through "
+                                  f"a .branchtargets table) is not supported; compile the switch without a jump table")
         self.blocks = _split_blocks(kernel)
         self.block_at = {b.start: b.index for b in self.blocks}
         self.graph = self._build_graph()

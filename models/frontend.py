@@ -26,6 +26,12 @@ The fetch pipe holds the requests of the last ``pipe - 1`` cycles; the oldest
 one drains into its warp's ibuffer at the end of the cycle.  States are flat
 dicts; an instruction is a record ``{cls, dep, tk}`` (class index, depends on
 an in-flight result, taken branch).
+
+The step exports its *issue record* (in the manner of riscv-formal's RVFI):
+``o.w`` is the warp it issued (-1: none), ``o.cls/dep/tk`` the instruction it
+popped (a NOP record when none) and ``o.f`` the warp that sent a fetch request,
+readable in the next state.  Properties
+are stated over this record, never over a recomputation of the choice.
 """
 from __future__ import annotations
 
@@ -84,7 +90,8 @@ class FrontEnd(TransitionSystem):
         if not self.swas:
             vs.append(Var("fs.ptr", "int", 0, self.W - 1))
         vs += [Var(f"u.{c}", "int", 0, self.c.latency[c] - 1) for c in self.c.unpipelined]
-        return vs
+        record = [Var("o.w", "int", -1, self.W - 1), Var("o.f", "int", -1, self.W - 1)]
+        return vs + record + self._instr_vars("o")
 
     def input_vars(self) -> list[Var]:
         return self._instr_vars("f") + [Var("f.hit", "bool")]
@@ -126,6 +133,8 @@ class FrontEnd(TransitionSystem):
             s["fs.ptr"] = A.const(0)
         for c in self.c.unpipelined:
             s[f"u.{c}"] = A.const(0)
+        s["o.w"], s["o.f"] = A.const(-1), A.const(-1)
+        self.put(s, "o", nop(A))
         return s
 
     def _only_branches_taken(self, A: Any, e: dict[str, Any]) -> dict[str, Any]:
@@ -205,6 +214,8 @@ class FrontEnd(TransitionSystem):
             self._step_warp(A, s, i, out, w, (iw, fw, hit, flush[w]), arriving, heads[w])
         self._step_schedulers(A, s, out, iw, fw)
         out.update(self.units_next(A, s, i, iw, issued))
+        out["o.w"], out["o.f"] = iw, fw  # the issue record: what this cycle did (visible next cycle)
+        self.put(out, "o", issued)
         return out
 
     def scheduled(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:

@@ -69,7 +69,9 @@ class Kernel:
 
     ``syntax`` says which reconvergence discipline the control flow follows:
     ``"ptx"`` (reconvergence at immediate post-dominators, as GPGPU-Sim does)
-    or ``"sass"`` (explicit SSY / SYNC, as on Pascal).
+    or ``"sass"`` (explicit SSY / SYNC, as on Pascal).  ``symbols`` maps the
+    variables the module and the kernel declare (arrays, the local depot) to
+    their state space (``global``, ``shared``, ``local``, ``const``).
     """
 
     name: str
@@ -77,6 +79,7 @@ class Kernel:
     labels: Mapping[str, int] = field(default_factory=dict)
     params: tuple[str, ...] = ()
     syntax: str = "ptx"
+    symbols: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.instructions:

@@ -17,10 +17,14 @@ from dataclasses import replace
 
 from warpcheck.models.errors import InputFileError
 from warpcheck.models.kernel import Instruction, Kernel
+from warpcheck.models.ptx_calls import PtxModule
 
-_INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%[\w.]+)\s+)?(?P<op>[a-z][a-z0-9_.]*)(?:\s+(?P<args>.*?))?\s*;$")
+_INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%[\w.$]+)\s+)?(?P<op>[a-z][a-z0-9_.]*)(?:\s+(?P<args>.*?))?\s*;$")
 _LABEL = re.compile(r"^(?P<label>[$%\w][\w$]*)\s*:\s*(?P<rest>.*)$")
 _ENTRY = re.compile(r"^(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?P<kind>entry|func)\s+(?:\([^)]*\)\s*)?(?P<name>[\w$]+)")
+_LABEL_ONLY = re.compile(r"[$%\w][\w$]*\s*:(?=\s*\{|\s*$)")
+_HEADER = re.compile(r"\.(?:entry|func)\s+(?:\((?P<rets>[^)]*)\)\s*)?(?P<name>[\w$]+)")
+_TOKEN = re.compile(r"(?<![\w$.%])%?[A-Za-z_$][\w$]*")
 _PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.\w+\s+(?:\.ptr\S*\s+)*(?P<name>[\w$]+)")
 _STATES = ("global", "shared", "local", "param", "const", "generic", "tex")
 _NO_DST = ("st", "bra", "ret", "exit", "bar", "barrier", "membar", "fence", "red", "prefetch", "trap", "brkpt")
@@ -31,8 +35,23 @@ _MEM = ("ld", "st", "ldu", "atom", "red", "tex", "tld4", "suld", "sust", "prefet
 
 
 def parse_ptx(text: str, filename: str = "<ptx>") -> list[Kernel]:
-    """Parse a PTX module into its kernels (``.entry`` functions), in file order."""
-    return _Parser(text, filename).run()
+    """Parse a PTX module into its kernels (``.entry`` functions), in file order, calls inlined.
+
+    ``call``s of ``.func`` functions defined in the module are inlined (see
+    :mod:`warpcheck.models.ptx_calls`); a call of a function without a body stays
+    an opaque ``call``.  An entry that cannot be inlined (recursion) raises for the
+    whole module: use :func:`parse_ptx_module` and ``PtxModule.inlined`` per entry.
+    """
+    module = parse_ptx_module(text, filename)
+    return [module.inlined(k) for k in module.entries]
+
+
+def parse_ptx_module(text: str, filename: str = "<ptx>") -> PtxModule:
+    """Parse a PTX module into its entries and functions, without inlining calls."""
+    parser = _Parser(text, filename)
+    parser.run()
+    return PtxModule(tuple(parser.kernels), dict(parser.functions), dict(parser.returns),
+                     frozenset(parser.prototypes), filename)
 
 
 def operand_registers(operand: str) -> list[str]:
@@ -45,6 +64,10 @@ class _Parser:
         self.lines = text.splitlines()
         self.filename = filename
         self.kernels: list[Kernel] = []
+        self.functions: dict[str, Kernel] = {}
+        self.returns: dict[str, tuple[str, ...]] = {}
+        self.prototypes: set[str] = set()
+        self.symbols: dict[str, str] = {}  # module-level variables -> state space
 
     def error(self, lineno: int, column: int, token: str, what: str) -> InputFileError:
         return InputFileError(f"{self.filename}:{lineno}:{column}: cannot parse {token!r}: {what}")
@@ -56,43 +79,73 @@ class _Parser:
             lineno, line = lines[i]
             m = _ENTRY.match(line)
             if m:
-                i = self._function(lines, i, m.group("name"), m.group("kind"))
+                i = self._function(lines, i, m.group("kind"))
                 continue
             if line and not line.startswith(".") and line not in ("{", "}"):
                 raise self.error(lineno, 1, line.split()[0], "expected a module directive or an .entry")
+            self.symbols.update(_symbol(line))
             i += 1
         return self.kernels
 
-    def _function(self, lines, i: int, name: str, kind: str) -> int:
-        params: list[str] = []
-        while i < len(lines) and "{" not in lines[i][1]:
-            params += [m.group("name") for m in _PARAM.finditer(lines[i][1]) if m.group("name") != name]
-            i += 1
-        if i == len(lines):
-            raise self.error(lines[-1][0], 1, name, "the function body has no '{'")
-        body, i = self._body(lines, i + 1)
-        if kind == "entry":
-            self.kernels.append(self._kernel(name, tuple(params), body))
-        return i
-
-    def _body(self, lines, i: int):
-        body: list[Any] = []
-        depth = 1
+    def _function(self, lines, i: int, kind: str) -> int:
+        """Parse one ``.entry``/``.func``: a prototype (ends with ';') or a definition; the next index."""
+        header, first = "", i
         while i < len(lines):
-            lineno, line = lines[i]
-            if line == "}" and depth == 1:
-                return body, i + 1
-            depth += line.count("{") - line.count("}")
-            if line not in ("{", "}"):
-                body.append((lineno, line))
+            text = lines[i][1]
+            brace = text.find("{")
+            if brace >= 0:
+                header += " " + text[:brace]
+                break
+            header += " " + text
+            if text.endswith(";") and header.count("(") == header.count(")"):
+                return self._prototype(header, first, kind, i + 1)
             i += 1
-        raise self.error(lines[-1][0], 1, "}", "the function body is not closed")
+        name, returns, params = _signature(header)
+        if i == len(lines):
+            raise self.error(lines[first][0], 1, name, "the function has no body ('{') and no ';' ending a prototype")
+        rest = lines[i][1][lines[i][1].find("{") + 1:].strip()
+        body, used = self._body(([(lines[i][0], rest)] if rest else []) + lines[i + 1:], name)
+        kernel = self._kernel(name, params, body)
+        if kind == "entry":
+            self.kernels.append(kernel)
+        else:
+            self.functions[name] = kernel
+            self.returns[name] = returns
+        return i + used if rest else i + 1 + used
+
+    def _prototype(self, header: str, first: int, kind: str, nxt: int) -> int:
+        """A declaration without a body (``.func`` prototype, ``.extern .func``): remembered, no kernel."""
+        self.prototypes.add(_signature(header)[0])
+        return nxt
+
+    def _body(self, lines, name: str):
+        """Statements of a function body up to its closing brace, scoped names renamed; (body, lines used)."""
+        scopes = _Scopes()
+        body: list[tuple[int, str]] = []
+        depth = 0
+        statements, used = _statements_until_close(lines)
+        if statements is None:
+            raise self.error(lines[-1][0] if lines else 0, 1, "}", f"the body of {name!r} is not closed")
+        for lineno, stmt in statements:
+            if stmt == "{":
+                depth += 1
+                scopes.push()
+            elif stmt == "}":
+                depth -= 1
+                scopes.pop()
+            elif stmt.startswith((".reg", ".param")) and (depth > 0 or stmt.startswith(".reg")):
+                body.append((lineno, scopes.declare(stmt, depth)))
+            else:
+                body.append((lineno, scopes.rename(stmt)))
+        return body, used
 
     def _kernel(self, name: str, params: tuple[str, ...], body) -> Kernel:
         instructions: list[Instruction] = []
         labels: dict[str, int] = {}
         call_params: set[str] = set()
-        for lineno, line in _statements(body):
+        symbols = dict(self.symbols)
+        for lineno, line in body:
+            symbols.update(_symbol(line))
             m = _LABEL.match(line)
             while m and not line.startswith("@"):
                 labels[m.group("label")] = len(instructions)
@@ -107,7 +160,7 @@ class _Parser:
         if dangling or not instructions or instructions[-1].base not in ("ret", "exit", "bra") or instructions[-1].guard:
             instructions.append(Instruction("ret", cls="exit", text="ret; // implicit", line=body[-1][0] if body else 0))
         self._check_targets(name, instructions, labels)
-        return Kernel(name, tuple(instructions), labels, params, syntax="ptx")
+        return Kernel(name, tuple(instructions), labels, params, syntax="ptx", symbols=symbols)
 
     def _check_targets(self, name: str, instructions, labels) -> None:
         for ins in instructions:
@@ -136,25 +189,133 @@ class _Parser:
         raise self.error(lineno, column, token, what)
 
 
-def _statements(body: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Join statements that nvcc spreads over several lines (call sequences) into one.
+def _statements_until_close(lines: list[tuple[int, str]]):
+    """Statements of a body up to the brace that closes it: ((line, text) list, lines used).
 
-    A line continues on the next one only when it ends with ``,`` or ``(`` or
-    leaves a parenthesis open, so a statement that merely lacks its ``;`` is
-    still reported on its own line.
+    ``{`` and ``}`` that open a statement are scope braces and come out as
+    statements of their own, so a one-line scoped block splits; braces inside
+    an instruction's operands (``{%f1, %f2}``) stay in it.  A statement that
+    nvcc spreads over several lines (call sequences) is joined: a piece
+    continues on the next line only when it ends with ``,`` or ``(`` or leaves
+    a parenthesis open, so a statement that merely lacks its ``;`` is still
+    reported on its own line.  Returns (None, n) when the body never closes.
     """
-    out, pending, start = [], "", 0
-    for lineno, line in body:
-        if not pending and not line.endswith((",", "(")):
-            out.append((lineno, line))
-            continue
-        pending, start = (pending + " " + line, start) if pending else (line, lineno)
-        if pending.endswith(";") or (pending.count("(") == pending.count(")") and not line.endswith((",", "("))):
-            out.append((start, re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", pending))))
-            pending = ""
-    if pending:
-        out.append((start, pending))
-    return out
+    out: list[tuple[int, str]] = []
+    pending, start, depth = "", 0, 0
+    for used, (lineno, line) in enumerate(lines, 1):
+        rest = line.strip()
+        while rest:
+            if not pending and rest[0] in "{}":
+                depth += 1 if rest[0] == "{" else -1
+                if depth < 0:
+                    return _flush(out, pending, start), used
+                out.append((lineno, rest[0]))
+                rest = rest[1:].strip()
+                continue
+            label = _LABEL_ONLY.match(rest) if not pending else None
+            if label:
+                out.append((lineno, label.group(0).strip()))
+                rest = rest[label.end():].strip()
+                continue
+            end = rest.find(";")
+            piece, rest = (rest, "") if end < 0 else (rest[:end + 1], rest[end + 1:].strip())
+            pending, start = (pending + " " + piece, start) if pending else (piece, lineno)
+            if pending.endswith(";") or (pending.count("(") == pending.count(")") and not piece.endswith((",", "("))):
+                out.append((start, re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", pending))))
+                pending = ""
+    return None, len(lines)
+
+
+def _flush(out: list[tuple[int, str]], pending: str, start: int) -> list[tuple[int, str]]:
+    return out + ([(start, pending)] if pending else [])
+
+
+def _symbol(stmt: str) -> dict[str, str]:
+    """{name: state space} for a variable declaration (``.shared .align 4 .b8 tile[128];``), else {}."""
+    words = re.split(r"\s+", stmt.split("=")[0].strip().rstrip(";"))
+    spaces = [w[1:] for w in words if w in (".global", ".shared", ".local", ".const")]
+    names = [w for w in words if re.match(r"[A-Za-z_$][\w$]*", w)]
+    if not spaces or not names:
+        return {}
+    return {re.match(r"[A-Za-z_$][\w$]*", names[0]).group(0): spaces[0]}  # type: ignore[union-attr]
+
+
+def _signature(header: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(name, return parameters, parameters) of a ``.entry``/``.func`` header."""
+    m = _HEADER.search(header)
+    if m is None:
+        return header.split()[-1].strip("(;"), (), ()
+    returns = tuple(p.group("name") for p in _PARAM.finditer(m.group("rets") or ""))
+    params = tuple(p.group("name") for p in _PARAM.finditer(header[m.end():]))
+    return m.group("name"), returns, params
+
+
+class _Scopes:
+    """Names declared in nested ``{ }`` blocks, renamed so that they cannot clash.
+
+    A register declared in a scoped block (``{ .reg .b32 %temp; ... }``, the
+    blocks nvcc and inline asm emit) becomes ``%temp$N``, N numbering the
+    declarations of the function; a call sequence's ``.param`` names likewise
+    (``param0$N``).  A register declared without ``%`` (inline-asm predicates
+    such as ``elect.sync``'s ``P1``) gets one, so that every analysis sees a
+    register; predicates are named ``%p$...``, the others never start with
+    ``%p`` (the simulator takes ``%p`` names for predicates).
+    """
+
+    def __init__(self) -> None:
+        self.stack: list[dict[str, str]] = [{}]
+        self.count = 0
+
+    def push(self) -> None:
+        self.stack.append({})
+
+    def pop(self) -> None:
+        if len(self.stack) > 1:
+            self.stack.pop()
+
+    def declare(self, stmt: str, depth: int) -> str:
+        """Record the names a ``.reg``/``.param`` declaration introduces; the declaration renamed."""
+        is_pred = ".pred" in stmt.split()
+        words = [w for w in re.split(r"[\s,;]+", stmt) if w and not w.startswith(".")]
+        self.count += 1
+        for word in words:
+            m = re.fullmatch(r"(%?[A-Za-z_$][\w$]*)(?:<(\d+)>)?(\[\d*\])?", word)
+            if m is None:
+                continue
+            names = [m.group(1)] if m.group(2) is None else [f"{m.group(1)}{k}" for k in range(int(m.group(2)))]
+            for name in names:
+                if depth > 0:
+                    self.stack[-1][name] = self._new_name(name, is_pred, stmt.startswith(".param"))
+                elif _bare_register(name, is_pred) != name:
+                    self.stack[-1][name] = _bare_register(name, is_pred)
+        return self.rename(stmt)
+
+    def _new_name(self, name: str, is_pred: bool, is_param: bool) -> str:
+        if is_param:
+            return f"{name}${self.count}"
+        return f"{_bare_register(name, is_pred)}${self.count}"
+
+    def rename(self, stmt: str) -> str:
+        """``stmt`` with every scoped name replaced by its innermost declaration's new name."""
+        if len(self.stack) == 1 and not self.stack[0]:
+            return stmt
+        return _TOKEN.sub(self._lookup, stmt)
+
+    def _lookup(self, m: re.Match) -> str:
+        tok = m.group(0)
+        for scope in reversed(self.stack):
+            if tok in scope:
+                return scope[tok]
+        return tok
+
+
+def _bare_register(name: str, is_pred: bool) -> str:
+    """A register name that starts with ``%`` (``%p`` exactly for predicates)."""
+    if name.startswith("%"):
+        if is_pred == name.startswith("%p"):
+            return name
+        name = name[1:]
+    return f"%p${name}" if is_pred else (f"%v${name}" if name[:1] in "pP" else f"%{name}")
 
 
 def _per_thread_params(ins: Instruction, call_params: set[str]) -> Instruction:
@@ -249,8 +410,12 @@ def _strip_comments(lines: list[str]) -> list[tuple[int, str]]:
 def format_ptx(kernel: Kernel) -> str:
     """PTX text of a kernel that parses back to the same instructions, labels and parameters."""
     params = ",\n".join(f"\t.param .b64 {p}" for p in kernel.params)
-    lines = [".version 7.0", ".target sm_75", ".address_size 64", "",
-             f".visible .entry {kernel.name}(" + ("\n" + params + "\n" if params else "") + ")", "{"]
+    module_vars = [f".{space} .align 8 .b8 {name}[8];" for name, space in kernel.symbols.items()
+                   if space in ("global", "const")]
+    body_vars = [f"\t.{space} .align 8 .b8 {name}[8];" for name, space in kernel.symbols.items()
+                 if space not in ("global", "const")]
+    lines = [".version 7.0", ".target sm_75", ".address_size 64", ""] + module_vars + [
+             f".visible .entry {kernel.name}(" + ("\n" + params + "\n" if params else "") + ")", "{"] + body_vars
     at: dict[int, list[str]] = {}
     for label, pc in kernel.labels.items():
         at.setdefault(pc, []).append(label)

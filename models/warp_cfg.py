@@ -24,7 +24,7 @@ from warpcheck.models.abstract_stack import atom_count, canonical, describe, spl
 from warpcheck.models.cfg import KernelCFG
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernel import Kernel
-from warpcheck.models.value_agreement import guard_varies, transfer
+from warpcheck.models.value_agreement import RegisterBits, per_lane_loads
 
 END = "END"
 
@@ -39,6 +39,7 @@ class WarpCFG:
     entry: int
     value_agreement: bool
     branches: dict[int, dict] = field(default_factory=dict)  # pc of a guarded bra -> {"reached", "uniform"}
+    widened: frozenset[int] = frozenset()  # nodes whose agreement facts were widened
 
     def block(self, node: int) -> int:
         """The block index of a warp-level node."""
@@ -57,31 +58,47 @@ class WarpCFG:
         return self.graph.graph["index"].get(stack)
 
 
+WIDEN_AFTER = 64  # joins that grow a node's facts before they are widened to "every register may differ"
+
+
 def build_warp_cfg(kernel: Kernel, value_agreement: bool = True, width: int = 32,
-                   max_states: int = 20000) -> WarpCFG:
-    """Build the warp-level CFG of ``kernel`` for a warp of ``width`` threads."""
-    return _Builder(kernel, value_agreement, width, max_states).run()
+                   max_states: int = 20000, widen_after: int = WIDEN_AFTER) -> WarpCFG:
+    """Build the warp-level CFG of ``kernel`` for a warp of ``width`` threads.
+
+    A node whose agreement facts grew ``widen_after`` times is widened: every
+    register may differ in every group there (sound; what is lost is the
+    agreement of the registers not rewritten after that node).
+    """
+    return _Builder(kernel, value_agreement, width, max_states, widen_after).run()
 
 
 class _Builder:
-    def __init__(self, kernel: Kernel, va: bool, width: int, max_states: int) -> None:
+    def __init__(self, kernel: Kernel, va: bool, width: int, max_states: int, widen_after: int = WIDEN_AFTER) -> None:
         self.kernel, self.va, self.width, self.max_states = kernel, va, width, max_states
+        self.widen_after = widen_after
+        self.growths: dict[int, int] = {}
+        self.queued: set[int] = set()
+        self.widened: set[int] = set()
         self.cfg = KernelCFG(kernel)
         self.graph = nx.DiGraph(index={})
         self.facts: dict[int, dict] = {}
         self.branches: dict[int, dict] = {}
         self.work: list[int] = []
+        self.bits = RegisterBits(kernel, per_lane_loads(kernel) if va else frozenset())
 
     def run(self) -> WarpCFG:
-        stack, facts = canonical(st.initial(1), {1: frozenset()})
+        stack, facts = canonical(st.initial(1), {1: 0})
         entry = self._visit(stack, facts)
         self.graph.add_node(END, block=None, stack=())
         while self.work:
-            self._process(self.work.pop())
+            node = self.work.pop()
+            self.queued.discard(node)
+            self._process(node)
         for pc, ins in enumerate(self.kernel.instructions):
             if ins.base == "bra" and ins.guard is not None:
                 self.branches.setdefault(pc, {"reached": False, "uniform": True})
-        return WarpCFG(self.kernel, self.cfg, self.graph, entry, self.va, dict(sorted(self.branches.items())))
+        return WarpCFG(self.kernel, self.cfg, self.graph, entry, self.va, dict(sorted(self.branches.items())),
+                       frozenset(self.widened))
 
     def _visit(self, stack: st.Stack, facts: dict) -> int:
         """The node of ``stack``, created or with its facts joined; queued if they grew."""
@@ -95,14 +112,21 @@ class _Builder:
             self.graph.add_node(node, block=self.cfg.block_of_pc(stack[-1].pc), stack=stack)
             self.facts[node] = dict(facts)
             self.work.append(node)
+            self.queued.add(node)
             return node
         node = index[stack]
         old = self.facts[node]
-        joined = {k: old.get(k, frozenset()) | facts.get(k, frozenset()) for k in set(old) | set(facts)}
+        joined = {k: old.get(k, 0) | facts.get(k, 0) for k in set(old) | set(facts)}
         if joined != old:
+            self.growths[node] = self.growths.get(node, 0) + 1
+            if self.growths[node] >= self.widen_after:
+                everything = (1 << len(self.bits.index)) - 1
+                joined = {k: everything for k in joined}
+                self.widened.add(node)
             self.facts[node] = joined
-            if node not in self.work:
+            if node not in self.queued:
                 self.work.append(node)
+                self.queued.add(node)
         return node
 
     def _process(self, node: int) -> None:
@@ -115,7 +139,7 @@ class _Builder:
             if ins.base == "ssy":
                 stack = st.ssy(stack, self.kernel.target_pc(pc), pc + 1)
             elif self.va:
-                facts = transfer(ins, facts, group)
+                facts = self.bits.transfer(pc, facts, group)
         for kind, new_stack, new_facts, old_top in self._outcomes(stack, facts, block):
             if atom_count(new_stack) > self.width:
                 continue
@@ -137,7 +161,7 @@ class _Builder:
         nxt, syntax, group = pc + 1, self.kernel.syntax, stack[-1].mask
         if ins.base not in ("bra", "exit", "ret", "sync"):
             return [("fallthrough", st.goto(stack, nxt, syntax), facts, group)]
-        may_diverge = ins.guard is not None and (not self.va or guard_varies(ins, facts.get(group, frozenset())))
+        may_diverge = ins.guard is not None and (not self.va or self.bits.guard_varies(pc, facts.get(group, 0)))
         if ins.base == "bra" and ins.guard is not None:
             seen = self.branches.setdefault(pc, {"reached": True, "uniform": True})
             seen["reached"] = True
@@ -148,7 +172,7 @@ class _Builder:
         out = [(f"{ins.base}-all", whole, self._drop(ins, facts, group), group),
                (f"{ins.base}-none", self._apply(block, stack, 0), facts, group)]
         if may_diverge:
-            split, split_facts, first, _ = split_top(stack, facts)
+            split, split_facts, first, _ = split_top(stack, facts, 0)
             out.append((f"{ins.base}-diverge", self._apply(block, split, first),
                         self._drop(ins, split_facts, first), split[-1].mask))
         return out
@@ -171,5 +195,5 @@ class _Builder:
             return facts
         out: dict = {}
         for k, v in facts.items():
-            out[k & ~threads] = out.get(k & ~threads, frozenset()) | v
+            out[k & ~threads] = out.get(k & ~threads, 0) | v
         return out

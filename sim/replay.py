@@ -7,22 +7,26 @@ from typing import Any
 from tabulate import tabulate
 
 from warpcheck.encodings.concrete import CONCRETE as A
+from warpcheck.models.checked import PREFIX, Checked, reference_part
 from warpcheck.models.config import SMConfig
 from warpcheck.models.frontend import FrontEnd
-from warpcheck.models.oracles import REFERENCE
-from warpcheck.models.stream import instr_of
-from warpcheck.sim.driver import list_source, run
+from warpcheck.models.kernel import CLASSES
+from warpcheck.models.reference_frontend import RECORD, REFERENCES, AnalysisMachine
+from warpcheck.models.stream import Instr
+from warpcheck.sim.driver import Feeder, Source, initial_params, list_source
 
 
 @dataclass
 class Cycle:
-    """What one design did in one cycle."""
+    """What one design did in one cycle, beside what its reference did."""
 
     issued: int
     reference: int
     fetched: int
     head: str
     occupancy: list[int]
+    ref_head: str = ""
+    agree: bool = True
 
 
 @dataclass
@@ -36,26 +40,63 @@ class Replay:
 
     @property
     def first_violation(self) -> int | None:
-        """The first cycle (after the prologue) where the issued warp leaves the reference policy, or None."""
-        return next((t for t, c in enumerate(self.cycles) if t >= self.prologue and c.issued != c.reference), None)
+        """The first cycle (after the prologue) where the issue record leaves the reference's, or None."""
+        return next((t for t, c in enumerate(self.cycles) if t >= self.prologue and not c.agree), None)
 
 
-def replay(config: SMConfig, ibuffers: list, streams: list, prop: str, cycles: int, prologue: int = 0) -> Replay:
-    """Run the scenario for ``cycles`` cycles on ``config`` and record each cycle."""
-    fe = FrontEnd(config)
-    r = run(fe, ibuffers, list_source(streams), cycles)
+class ProgramFeed:
+    """Feeds the analysis machine's own fetches from the program streams (the same rule as the design's)."""
+
+    def __init__(self, am: AnalysisMachine, source: Source) -> None:
+        self.am, self.source = am, source
+        self.pos, self.missed = [0] * am.W, [False] * am.W
+
+    def inputs(self, r: dict[str, Any]) -> dict[str, Any]:
+        fw = self.am.choice(A, r)
+        if fw < 0 or r[f"w{fw}.wrong"]:  # no fetch, or a wrong-path one: never issued
+            return {"f.cls": 1, "f.dep": False, "f.tk": False, "f.hit": True}
+        ins = self.source(fw, self.pos[fw])
+        hit = r[f"w{fw}.refetch"] or not ins.miss or self.missed[fw]
+        self.pos[fw] += hit
+        self.missed[fw] = not hit
+        return {"f.cls": ins.fields()["cls"], "f.dep": ins.dep, "f.tk": ins.taken, "f.hit": hit}
+
+
+def _text(s: dict[str, Any], p: str) -> str:
+    if s[f"{p}w"] < 0:
+        return "-"
+    return Instr(CLASSES[s[f"{p}cls"]], s[f"{p}dep"], s[f"{p}tk"]).short()
+
+
+def replay(config: SMConfig, ibuffers: list, streams: list, prop: str, cycles: int, prologue: int = 0,
+           design: FrontEnd | None = None) -> Replay:
+    """Run the scenario for ``cycles`` cycles on ``config`` beside the property's reference.
+
+    On SWaS the reference takes the same inputs as in the proofs.  On the
+    baseline, which fetches by another policy, the analysis machine is fed
+    from the program streams and only the issue part of the record is compared.
+    """
+    fe = design or FrontEnd(config)
+    ref = REFERENCES[prop](config)
+    ts, source = Checked(fe, ref), list_source(streams)
+    s = ts.init(A, initial_params(fe, ibuffers))
+    own = ProgramFeed(ref, source) if isinstance(ref, AnalysisMachine) and config.design != "swas" else None
+    fields = [f for f in ref.compared if f in RECORD] if own else list(ref.compared)
+    feed = Feeder(fe, source)
     out = Replay(config.design, config, prologue=prologue)
-    ref = REFERENCE[prop]
-    for s in r.states:
-        iw = fe.issue_choice(A, s)
-        head = instr_of(s, f"w{iw}.b0").short() if iw >= 0 else "-"
-        occ = [fe.occupancy(A, s, w) for w in range(fe.W)]
-        out.cycles.append(Cycle(iw, ref(fe, A, s), fe.fetch_choice(A, s), head, occ))
+    for _ in range(cycles):
+        i = feed.inputs(s)
+        ri = own.inputs(reference_part(s)) if own else i
+        fw, occ = fe.fetch_choice(A, s), [fe.occupancy(A, s, w) for w in range(fe.W)]
+        s = ts.step_with(A, s, i, ri)
+        out.cycles.append(Cycle(s["o.w"], s[PREFIX + "o.w"], fw, _text(s, "o."), occ, _text(s, PREFIX + "o."),
+                                all(s[f] == s[PREFIX + f] for f in fields)))
     return out
 
 
 def _cell(c: Cycle) -> str:
-    mark = "" if c.issued == c.reference else f"  <-- policy says w{c.reference}"
+    said = f"w{c.reference} {c.ref_head}" if c.reference >= 0 else "idle"
+    mark = "" if c.agree else f"  <-- reference: {said}"
     issued = f"w{c.issued} {c.head}" if c.issued >= 0 else "idle"
     return f"{issued}{mark}"
 
@@ -81,9 +122,10 @@ def changes_only(r: Replay) -> str:
     """A compact text trace: one line per cycle where the issued or fetching warp changes."""
     lines, last = [], None
     for t, c in enumerate(r.cycles):
-        key = (c.issued, c.fetched, c.issued == c.reference)
+        key = (c.issued, c.fetched, c.agree)
         if key != last:
-            flag = "" if c.issued == c.reference else f"   VIOLATION: policy says w{c.reference}"
+            said = f"w{c.reference} {c.ref_head}" if c.reference >= 0 else "idle"
+            flag = "" if c.agree else f"   VIOLATION: reference issues {said}"
             flag += " (in the prologue, not counted)" if flag and t < r.prologue else ""
             lines.append(f"{t:5d}  issue {_cell(c).split('  <--')[0]:<16} fetch "
                          f"{('w' + str(c.fetched)) if c.fetched >= 0 else '-'}{flag}")

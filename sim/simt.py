@@ -50,7 +50,7 @@ def run_warp(kernel: Kernel, inputs: WarpInputs, threads: int = 32, cost: CostMo
         raise ConfigError(f"--threads is {threads!r}; a warp has 1 to 64 threads")
     cost = cost or CostModel()
     cfg = KernelCFG(kernel)
-    machine = Machine(kernel.params, inputs, {})
+    machine = Machine(kernel.params, inputs, {}, dict(kernel.symbols))
     state = [ThreadState(lane, inputs, warp, threads) for lane in range(threads)]
     stack = st.initial((1 << threads) - 1)
     run = SimtRun()
@@ -88,6 +88,10 @@ def _run_block(kernel: Kernel, cfg: KernelCFG, machine: Machine, state, stack: s
             return _terminate(kernel, cfg, stack, block, ins, pc, holds)
         if ins.cls == "mem" and ins.space not in ("param",) and ins.srcs:
             run.accesses.append(_access(machine, state, ins, pc, holds))
+        machine.active = holds
+        if ins.base in ("shfl", "vote"):
+            machine.execute_warp([t for t in state if holds >> t.lane & 1], ins)
+            continue
         for t in state:
             if holds >> t.lane & 1:
                 machine.execute(t, ins)

@@ -1,11 +1,16 @@
 """Per-thread semantics of kernel instructions (PTX subset and SASS-style).
 
 Integers wrap to their type's width (``s32`` signed, ``u32``/``b32``
-unsigned, 64-bit likewise); floats are Python floats.  Memory is one flat
-byte-addressed dictionary shared by the warp; a location never stored reads
-a pseudo-random value fixed by the input seed and the address (an integer in
+unsigned, 64-bit likewise); floats are Python floats.  Memory has state
+spaces: global, shared, param and const memory is one byte-addressed
+dictionary shared by the warp (variables of different spaces get addresses
+in different windows), local memory is one dictionary per lane.  Local
+variables (the local depot) live in the window ``[LOCAL_BASE, LOCAL_END)``,
+so that a *generic* address there reaches the lane's own local memory, as on
+the GPU.  A location never stored reads a pseudo-random value fixed by the
+input seed and the address (and the lane, for local memory: an integer in
 ``[0, int_max]`` or a float in ``[-1, 1)``), so a run is a pure function of
-its inputs.  An opcode without semantics here is an opaque ALU operation: its
+its inputs.  Atomics and ``red`` update memory lane by lane, in lane order.  An opcode without semantics here is an opaque ALU operation: its
 result is a deterministic hash of its operands.
 """
 from __future__ import annotations
@@ -80,15 +85,30 @@ def _specials(lane: int, inputs: WarpInputs, warp: int = 0, width: int = 32) -> 
     return s
 
 
-class Machine:
-    """Executes instructions of one kernel for single threads over a shared memory."""
+LOCAL_BASE, LOCAL_END = 1 << 44, 1 << 45
+_ATOMIC_OPS = ("add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas")
 
-    def __init__(self, params: tuple[str, ...], inputs: WarpInputs, symbols: dict[str, int]) -> None:
+
+def _symbol_address(name: str, space: str | None) -> int:
+    """A fixed address for a variable: local ones in the local window, the others below it."""
+    digest = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=4).digest(), "little")
+    return (LOCAL_BASE if space == "local" else 1 << 40) + (digest << 12)
+
+
+class Machine:
+    """Executes instructions of one kernel for single threads over the warp's memory (per-lane local memory)."""
+
+    def __init__(self, params: tuple[str, ...], inputs: WarpInputs, symbols: dict[str, int],
+                 spaces: dict[str, str] | None = None) -> None:
         self.inputs = inputs
         self.memory = dict(inputs.memory)
+        self.local: dict[int, dict[int, object]] = {}
         self.params = {name: inputs.params.get(name, 0) for name in params}
         self.params.update(inputs.params)
         self.symbols = symbols
+        for name, space in (spaces or {}).items():
+            self.symbols.setdefault(name, _symbol_address(name, space))
+        self.active = 0  # the lanes running the current instruction (for elect.sync, activemask)
 
     # -- operands ---------------------------------------------------------
     def value(self, t: ThreadState, operand: str, dtype: str | None = None):
@@ -116,8 +136,7 @@ class Machine:
         if op in self.symbols:
             return self.symbols[op]
         if kind == "symbol":  # a symbol (shared array): a fixed address of its own
-            digest = hashlib.blake2b(op.encode(), digest_size=4).digest()
-            return self.symbols.setdefault(op, (1 << 40) + (int.from_bytes(digest, "little") << 12))
+            return self.symbols.setdefault(op, _symbol_address(op, None))
         return _immediate(op, dtype)
 
     def address(self, t: ThreadState, operand: str) -> int:
@@ -136,15 +155,28 @@ class Machine:
         return bool(self._raw(t, guard, "pred"))
 
     # -- memory -----------------------------------------------------------
+    def space_of(self, addr: int, space: str | None, t: ThreadState) -> dict:
+        """The memory an access reaches: the lane's local memory, or the warp's memory."""
+        if space == "local" or (space in (None, "generic") and LOCAL_BASE <= addr < LOCAL_END):
+            return self.local.setdefault(t.lane, {})
+        return self.memory
+
     def load(self, addr: int, dtype: str | None, space: str | None, t: ThreadState):
-        """Read memory (a parameter for the param space)."""
-        if addr in self.memory:
-            v = self.memory[addr]
-            return float(v) if _is_float(dtype) else int(v)
-        h = int.from_bytes(hashlib.blake2b(f"{self.inputs.seed}:{addr}".encode(), digest_size=8).digest(), "little")
+        """Read memory in ``space`` (per lane for local memory and generic addresses into it)."""
+        memory = self.space_of(addr, space, t)
+        if addr in memory:
+            v = memory[addr]
+            return v if isinstance(v, bool) else float(v) if _is_float(dtype) else int(v)  # type: ignore[call-overload]
+        lane = f"{t.lane}:" if memory is not self.memory else ""
+        h = int.from_bytes(hashlib.blake2b(f"{self.inputs.seed}:{lane}{addr}".encode(), digest_size=8).digest(),
+                           "little")
         if _is_float(dtype):
             return (h % 2000) / 1000.0 - 1.0
         return h % (self.inputs.int_max + 1)
+
+    def store(self, addr: int, value, space: str | None, t: ThreadState) -> None:
+        """Write memory in ``space``."""
+        self.space_of(addr, space, t)[addr] = value
 
     def execute(self, t: ThreadState, ins: Instruction) -> None:
         """Run ``ins`` for thread ``t`` (its guard already checked)."""
@@ -153,7 +185,7 @@ class Machine:
             return
         if base == "st":
             addr_op = ins.srcs[0]
-            self.memory[self.address(t, addr_op)] = self.value(t, ins.srcs[-1], dtype)
+            self.store(self.address(t, addr_op), self.value(t, ins.srcs[-1], dtype), ins.space, t)
             return
         if base == "ld" or base == "ldu":
             src = ins.srcs[0]
@@ -164,11 +196,85 @@ class Machine:
                 val = self.load(self.address(t, src), dtype, ins.space, t)
             self._write(t, ins.dst, val, dtype)
             return
+        if base in ("atom", "red") and ins.srcs:
+            self._atomic(t, ins, parts, dtype)
+            return
+        if base in ("elect", "activemask"):
+            self._warp_query(t, ins, base)
+            return
+        if base == "mov" and dtype[:1] == "b" and ins.srcs:
+            self._bit_move(t, ins, dtype)
+            return
         args = [self.value(t, s, dtype) for s in ins.srcs]
         if base == "setp":
             self._setp(t, ins, parts, args, dtype)
             return
         self._write(t, ins.dst, _compute(base, parts, args, dtype, ins), dtype)
+
+    def _bit_move(self, t: ThreadState, ins: Instruction, dtype: str) -> None:
+        """``mov.bN``: a bit-cast, packing ``{lo, hi}`` or unpacking into ``{lo, hi}``.
+
+        Float registers are told by nvcc's names (``%fd``: f64, ``%f``: f32): an integer moved
+        into one is read as IEEE bits, a float moved out of one becomes its bits.
+        """
+        width = _width(dtype)
+        parts = [p for p in re.split(r"[{},\s]+", ins.srcs[0]) if p]
+        if len(parts) > 1:
+            step = width // len(parts)
+            bits = sum(_to_bits(self.value(t, p, None), step) << (k * step) for k, p in enumerate(parts))
+        else:
+            bits = _to_bits(self.value(t, parts[0], None), width)
+        step = width // len(ins.dst)
+        for k, d in enumerate(ins.dst):
+            t.regs[d] = _from_bits(bits >> (k * step) & ((1 << step) - 1), step, d)
+
+    def execute_warp(self, lanes: list[ThreadState], ins: Instruction) -> None:
+        """Run a warp-wide instruction (``shfl``, ``vote``) for the lanes whose guard holds, reading
+        every lane's sources before any lane writes."""
+        base, parts, dtype = _decode(ins)
+        by_lane = {t.lane: t for t in lanes}
+        if base == "vote":
+            flags = {t.lane: bool(self.value(t, ins.srcs[0], "pred")) for t in lanes}
+            mode = next((p for p in parts[1:] if p in ("all", "any", "uni", "ballot")), "any")
+            result = {"all": all(flags.values()), "any": any(flags.values()),
+                      "uni": len(set(flags.values())) <= 1,
+                      "ballot": sum(1 << lane for lane, f in flags.items() if f)}[mode]
+            for t in lanes:
+                self._write(t, ins.dst, result, "b32" if mode == "ballot" else "pred")
+            return
+        values = {t.lane: self.value(t, ins.srcs[0], dtype) for t in lanes}
+        mode = next((p for p in parts[1:] if p in ("up", "down", "bfly", "idx")), "idx")
+        for t in lanes:
+            b, c = int(self.value(t, ins.srcs[1], "b32")), int(self.value(t, ins.srcs[2], "b32"))
+            src, valid = _shfl_source(mode, t.lane, b, c)
+            t.regs[ins.dst[0]] = values[src] if valid and src in by_lane else values[t.lane]
+            if len(ins.dst) > 1:
+                t.regs[ins.dst[1]] = valid
+
+    def _atomic(self, t: ThreadState, ins: Instruction, parts: list[str], dtype: str) -> None:
+        """``atom``/``red``: read the old value, write the combined one, return the old one (``atom``)."""
+        addr = self.address(t, ins.srcs[0])
+        old = self.load(addr, dtype, ins.space, t)
+        args = [self.value(t, s, dtype) for s in ins.srcs[1:]] or [0]
+        op = next((p for p in parts[1:] if p in _ATOMIC_OPS), "add")
+        b = _as(args[0], dtype)
+        new = {"add": lambda: old + b, "min": lambda: min(_as(old, dtype), b), "max": lambda: max(_as(old, dtype), b),
+               "inc": lambda: 0 if old >= b else old + 1, "dec": lambda: b if old == 0 or old > b else old - 1,
+               "and": lambda: int(old) & int(b), "or": lambda: int(old) | int(b), "xor": lambda: int(old) ^ int(b),
+               "exch": lambda: b, "cas": lambda: (args[1] if len(args) > 1 else b) if old == b else old}[op]()
+        self.store(addr, _wrap(new, dtype), ins.space, t)
+        if ins.dst:
+            self._write(t, ins.dst, old, dtype)
+
+    def _warp_query(self, t: ThreadState, ins: Instruction, base: str) -> None:
+        """``activemask`` (the running lanes) or ``elect.sync`` (the lowest running lane of the member mask)."""
+        if base == "activemask":
+            t.regs[ins.dst[0]] = self.active
+            return
+        members = self.active & int(self.value(t, ins.srcs[0], "b32")) if ins.srcs else self.active
+        leader = (members & -members).bit_length() - 1
+        for d in ins.dst:
+            t.regs[d] = (t.lane == leader) if d.startswith("%p") else max(leader, 0)
 
     def _setp(self, t: ThreadState, ins: Instruction, parts: list[str], args: list, dtype: str) -> None:
         cmp = next((p for p in parts[1:] if p in _CMP), "eq")
@@ -263,6 +369,41 @@ def _convert(v, parts: list[str]):
             return 0
         return int(v)
     return v
+
+
+def _shfl_source(mode: str, lane: int, b: int, c: int) -> tuple[int, bool]:
+    """The lane ``shfl.sync`` reads for ``lane`` and whether it is in range (PTX ISA semantics)."""
+    clamp, segmask = c & 0x1F, (c >> 8) & 0x1F
+    max_lane = (lane & segmask) | (clamp & ~segmask)
+    min_lane = lane & segmask
+    if mode == "up":
+        j = lane - b
+        return j, j >= max_lane
+    j = {"down": lane + b, "bfly": lane ^ b, "idx": min_lane | (b & ~segmask)}[mode]
+    return j, j <= max_lane
+
+
+def _to_bits(v, width: int) -> int:
+    """The ``width``-bit pattern of a value (IEEE for floats)."""
+    if isinstance(v, float):
+        if width == 64:
+            return int.from_bytes(struct.pack("<d", v), "little")
+        if width == 32:
+            try:
+                return int.from_bytes(struct.pack("<f", v), "little")
+            except OverflowError:
+                return 0x7F800000 if v > 0 else 0xFF800000
+        v = int(v) if math.isfinite(v) else 0
+    return int(v) & ((1 << width) - 1)
+
+
+def _from_bits(bits: int, width: int, reg: str):
+    """A register value from bits: a float for nvcc's float registers of that width, else the integer."""
+    if width == 64 and reg.startswith("%fd"):
+        return struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+    if width == 32 and reg.startswith("%f") and not reg.startswith("%fd"):
+        return struct.unpack("<f", bits.to_bytes(4, "little"))[0]
+    return bits
 
 
 def _trunc_div(a, b) -> int:

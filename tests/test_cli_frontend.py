@@ -30,7 +30,7 @@ def test_prove_baseline_fails_writes_a_witness_that_replay_reproduces(tmp_path, 
     assert (tmp_path / "w.vcd").read_text().startswith("$date")
     code = main(["replay", str(wpath), "--design", "both", "--json"])
     rep = json.loads(capsys.readouterr().out)
-    assert code == 0 and rep["reproduced"] and rep["cycle"] == out["depth"]
+    assert code == 0 and rep["reproduced"] and rep["cycle"] == out["cycle"] == out["depth"] - 1
     assert rep["designs"]["swas"]["first_violation"] is None
 
 
@@ -41,7 +41,7 @@ def test_replay_text_shows_both_designs_side_by_side(tmp_path, capsys):
     main(["replay", str(wpath)])
     text = capsys.readouterr().out
     assert "baseline: leaves the policy at cycle" in text and "swas: stays on the policy" in text
-    assert "<-- policy says w" in text
+    assert "<-- reference: w" in text
 
 
 @pytest.mark.parametrize("args,message", [
@@ -103,7 +103,7 @@ def test_every_verb_has_help():
 
 
 @pytest.mark.parametrize("args,message", [
-    (["prove", "--depth", "-1"], "argument --depth: -1 is not allowed; it must be >= 0"),
+    (["prove", "--depth", "0"], "argument --depth: 0 is not allowed; it must be >= 1"),
     (["prove", "--timeout", "0"], "argument --timeout: 0 is not allowed; a timeout must be > 0 seconds"),
     (["demo", "--warps", "0"], "argument --warps/-W: 0 is not allowed; it must be >= 1"),
 ])

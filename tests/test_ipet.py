@@ -69,3 +69,45 @@ def test_uniform_loop_costs_its_body_times_the_bound():
     one, two = wcet(w, default_bound=10)[0].wcet, wcet(w, default_bound=11)[0].wcet
     # one more iteration of the uniform loop: its header block plus its body once more
     assert two - one == blocks["LOOP"] + blocks["pc8"]
+
+
+# A knapsack-shaped IPET problem (our own numbers): near-equal large costs, so that HiGHS's default
+# relative MIP gap (1e-4) lets it stop at 60007066, 2942 cycles below the optimum.
+KNAPSACK_COST = [10001729, 10000788, 10001552, 10001823, 10000861, 10000082, 10000530, 10001977, 10001047,
+                 10000995, 10000829, 10001880]
+KNAPSACK_ROWS = [([104969, 107808, 105866, 109558, 103578, 108268, 102281, 104617, 102289, 101553, 104104, 108725],
+                  678022),
+                 ([109861, 102407, 105081, 101618, 101208, 105409, 107735, 109171, 101649, 105796, 107113, 105180],
+                  671149)]
+
+
+def knapsack():
+    from warpcheck.encodings.ipet import IpetProblem
+
+    n = len(KNAPSACK_COST)
+    prob = IpetProblem([("START", i) for i in range(n)], dict(enumerate(KNAPSACK_COST)))
+    prob.inequalities += [(dict(enumerate(w)), rhs) for w, rhs in KNAPSACK_ROWS]
+    prob.inequalities += [({i: 1}, 1) for i in range(n)]
+    return prob
+
+
+def test_highs_solves_to_optimality_not_to_its_default_gap():
+    from itertools import product
+
+    from warpcheck.encodings.ipet import HIGHS_OPTIONS
+
+    best = max(sum(c for c, x in zip(KNAPSACK_COST, xs) if x) for xs in product((0, 1), repeat=len(KNAPSACK_COST))
+               if all(sum(w for w, x in zip(row, xs) if x) <= rhs for row, rhs in KNAPSACK_ROWS))
+    assert best == 60010008
+    # with HiGHS's own defaults it stops at 60007066 (highspy 1.15.1); other versions may be luckier
+    assert solve_highs(knapsack(), {}).wcet <= best
+    assert solve_highs(knapsack()).wcet == solve_z3(knapsack()).wcet == best
+    assert HIGHS_OPTIONS["mip_rel_gap"] == HIGHS_OPTIONS["mip_abs_gap"] == 0
+
+
+def test_a_rounded_highs_solution_is_checked_in_integers():
+    from warpcheck.encodings.ipet import _check_integer_solution
+    from warpcheck.models.errors import WarpcheckError
+
+    with pytest.raises(WarpcheckError, match=r"breaks a constraint \(\d+ <= 678022\)"):
+        _check_integer_solution(knapsack(), [1] * len(KNAPSACK_COST))

@@ -8,13 +8,27 @@ from warpcheck.models.policies import POLICIES, Policy
 from warpcheck.verify.parametric import picks_only_eligible, projection_holds, prove_parametric
 
 
-def test_swas_gtlo_is_proved_for_every_warp_count():
+def test_swas_gtlo_parametric_proof_states_the_warp_counts_it_covers():
     r = prove_parametric(SMConfig(design="swas", issue_policy="gtlo"), "oracle", max_w=8, max_proj=3)
-    assert r.label == "PASS (unbounded, every W)" and "checked for W <= 8" in r.message
+    assert r.label == "PASS (unbounded, W = 1..3 only)" and "larger W are not covered" in r.message
+    assert "every W" not in r.label and r.to_json()["warps_covered"] == [1, 3]
+
+
+def test_the_parametric_proof_honours_its_deadline_and_never_fails_on_an_undecided_step():
+    r = prove_parametric(SMConfig(design="swas", issue_policy="gtlrr"), "oracle", timeout=0.05)
+    assert r.status.value in ("TIMEOUT", "UNKNOWN") and r.seconds < 5
+
+
+def test_all_warps_with_recheck_is_refused_not_silently_skipped():
+    from warpcheck.cli.frontend_run import ProveJob
+    from warpcheck.models.errors import ConfigError
+    with pytest.raises(ConfigError, match="not available with --all-warps"):
+        ProveJob(SMConfig(), all_warps=True, recheck=True)
 
 
 def test_a_too_short_ibuffer_breaks_the_component_and_is_not_a_pass():
-    r = prove_parametric(SMConfig(design="swas", issue_policy="gtlo", ibuffer=3, check_buffer=False), "oracle")
+    r = prove_parametric(SMConfig(design="swas", issue_policy="gtlo", ibuffer=3, check_buffer=False), "oracle",
+                         max_w=4, max_proj=2)
     assert r.status.value == "UNKNOWN" and "one-warp component fails" in r.message
 
 

@@ -13,11 +13,23 @@ from warpcheck.verify.lemmas import prove_lemmas
 from warpcheck.verify.properties import get_property
 
 
+def _design_lemmas_rejected(r):
+    """Rejected lemmas other than the alternative pointer links (only one of which can hold)."""
+    return [n for n in r.rejected_lemmas if not n.startswith("link.ptr")]
+
+
 @pytest.mark.parametrize("policy", ["gtlrr", "gtlo", "lrr", "srr", "lo", "icount"])
-@pytest.mark.parametrize("prop", ["oracle", "ideal"])
+@pytest.mark.parametrize("prop", ["exact", "oracle", "ideal"])
 def test_swas_follows_every_policy_unbounded(policy, prop):
     r = assert_status(SMConfig(warps=3, design="swas", issue_policy=policy), prop, "PASS")
-    assert not r.bounded and not r.rejected_lemmas
+    assert not r.bounded and not _design_lemmas_rejected(r)
+    assert any(n.startswith("range:") for n in r.lemmas)  # ranges are proved, not assumed
+
+
+def test_exact_is_not_defined_for_the_baseline():
+    from warpcheck.models.errors import ConfigError
+    with pytest.raises(ConfigError, match="property 'exact' is defined for design swas"):
+        get_property("exact").checked(FrontEnd(SMConfig(design="baseline")))
 
 
 @pytest.mark.parametrize("fetch,issue", [("lrr", "gtlrr"), ("gtlo", "lrr"), ("gtlrr", "gtlo")])
@@ -28,7 +40,7 @@ def test_baseline_leaves_the_policy_and_the_witness_replays_at_the_same_cycle(fe
     w.save(tmp_path / "w.json")
     back = wit.load(tmp_path / "w.json")
     mine = replay(back.config, back.initial_ibuffer, back.streams, "oracle", r.depth + 3)
-    assert mine.first_violation == r.depth
+    assert mine.first_violation == r.depth - 1 == back.cycle  # the record of cycle t is read in state t + 1
     swas = replay(wit.on_design(back, "swas"), back.initial_ibuffer, back.streams, "oracle", r.depth + 3)
     assert swas.first_violation is None
 
@@ -40,14 +52,15 @@ def test_baseline_leaves_the_policy_and_the_witness_replays_at_the_same_cycle(fe
 def test_broken_swas_fails(mutant):
     cfg = SMConfig(warps=2, design="swas", issue_policy="gtlrr", check_buffer=False, **mutant)
     assert_status(cfg, "oracle", "FAIL", engine_name="kind", depth=8)
+    assert_status(cfg, "exact", "FAIL", engine_name="bmc", depth=8)
 
 
 def test_swas_counterexample_of_a_mutant_replays():
     cfg = SMConfig(warps=2, design="swas", issue_policy="gtlrr", ibuffer=3, check_buffer=False)
-    fe = FrontEnd(cfg)
-    r = bmc(fe, get_property("oracle").predicate(fe), 8)
-    w = wit.from_trace(fe, r.trace, "oracle")
-    assert replay(cfg, w.initial_ibuffer, w.streams, "oracle", r.depth + 2).first_violation == r.depth
+    ts = get_property("exact").checked(FrontEnd(cfg))
+    r = bmc(ts, ts.agree, 8)
+    w = wit.from_trace(ts.design, r.trace, "exact")
+    assert replay(cfg, w.initial_ibuffer, w.streams, "exact", r.depth + 2).first_violation == r.depth - 1
 
 
 class WrongLemma(FrontEnd):
@@ -68,8 +81,8 @@ def test_a_wrong_lemma_is_rejected_and_not_assumed():
 
 
 def test_without_lemmas_swas_is_not_provable_by_plain_k_induction():
-    fe = FrontEnd(SMConfig(warps=2, design="swas", issue_policy="gtlrr"))
-    r = kinduction(fe, get_property("oracle").predicate(fe), 2, use_lemmas=False)
+    ts = get_property("oracle").checked(FrontEnd(SMConfig(warps=2, design="swas", issue_policy="gtlrr")))
+    r = kinduction(ts, ts.agree, 2, use_lemmas=False)
     assert r.status.value == "UNKNOWN" and "no violation up to depth 2" in r.message
 
 
@@ -83,19 +96,20 @@ def test_a_prologue_skips_early_violations_and_the_witness_replays_after_it(tmp_
     from warpcheck.models.ts import Prologue
     cfg = SMConfig(warps=2, design="baseline", fetch_policy="lrr", issue_policy="gtlrr")
     fe = FrontEnd(cfg)
-    ts = Prologue(fe, 6)
-    r = bmc(ts, ts.guard(get_property("oracle").predicate(fe)), 14)
-    assert r.status.value == "FAIL" and r.depth >= 6
+    checked = get_property("oracle").checked(fe)
+    ts = Prologue(checked, 6 + 1)
+    r = bmc(ts, ts.guard(checked.agree), 14)
+    assert r.status.value == "FAIL" and r.depth - 1 >= 6
     w = wit.from_trace(fe, r.trace, "oracle", prologue=6)
     w.save(tmp_path / "w.json")
     back = wit.load(tmp_path / "w.json")
     rep = replay(back.config, back.initial_ibuffer, back.streams, "oracle", r.depth + 2, back.prologue)
-    assert rep.first_violation == r.depth
+    assert rep.first_violation == r.depth - 1 == back.cycle
 
 
 def test_swas_stays_proved_with_a_prologue():
     from warpcheck.models.ts import Prologue
-    fe = FrontEnd(SMConfig(warps=2, design="swas", issue_policy="gtlrr"))
-    ts = Prologue(fe, 5)
-    r = kinduction(ts, ts.guard(get_property("oracle").predicate(fe)), 3)
+    checked = get_property("exact").checked(FrontEnd(SMConfig(warps=2, design="swas", issue_policy="gtlrr")))
+    ts = Prologue(checked, 5)
+    r = kinduction(ts, ts.guard(checked.agree), 3)
     assert r.label == "PASS (unbounded)"

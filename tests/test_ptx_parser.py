@@ -153,19 +153,12 @@ CALL = """
 """
 
 
-def test_multi_line_call_sequences_parse_and_call_results_are_per_thread():
+def test_multi_line_call_sequences_parse_and_are_inlined():
     from warpcheck.models.value_agreement import result_varies
 
     [k] = parse_ptx(CALL, "call.ptx")
-    assert [i.base for i in k.instructions] == ["ld", "st", "call", "ld", "ret"]
-    assert k.instructions[2].line == 22
+    assert [i.base for i in k.instructions] == ["ld", "mov", "bra", "mov", "mov", "bra", "mov", "ret"]
+    assert k.instructions[2].line == 22 and k.instructions[2].target == "f$c1"
     assert k.instructions[0].space == "param" and not result_varies(k.instructions[0], frozenset())
-    assert k.instructions[3].space == "local" and result_varies(k.instructions[3], frozenset())
-
-
-def test_wcet_refuses_calls():
-    from warpcheck.encodings.ipet import wcet
-    from warpcheck.models.warp_cfg import build_warp_cfg
-
-    with pytest.raises(ConfigError, match=r"kernel 'k' calls 'f' \(line 22\); callees are not analysed"):
-        wcet(build_warp_cfg(parse_ptx(CALL)[0]))
+    assert [i.srcs for i in k.instructions if i.base == "mov"] == [
+        ("%f1",), ("%cs$param0$1$0",), ("%f1$c1",), ("%cs$retval0$2$0",)]

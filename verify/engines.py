@@ -5,6 +5,8 @@ None of them knows what a warp is.
 """
 from __future__ import annotations
 
+import multiprocessing
+import queue
 import time
 from typing import Any, Callable
 
@@ -60,9 +62,19 @@ def _gave_up(name: str, depth: int, deadline: Deadline, bounded_pass: int, why: 
     return Result(status, name, depth, seconds=deadline.elapsed(), message=msg)
 
 
+STEP_BUDGET = 2.0  # seconds: a depth that takes longer to clear switches BMC to one query over the rest
+
+
 def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = None,
         progress: Progress | None = None) -> Result:
-    """Search the shortest violation of ``prop`` within ``depth`` cycles (incremental)."""
+    """Search a violation of ``prop`` within ``depth`` cycles: the shortest while each depth is cheap.
+
+    Depths are cleared one by one (incremental, activation literals) so a
+    violation found that way is the shortest.  Clearing a depth gets
+    exponentially harder; once one takes over STEP_BUDGET seconds the search
+    asks once for a violation anywhere in the remaining depths, then tries to
+    shorten what it found within the time left.
+    """
     dl, u = Deadline(timeout), Unrolling(ts, "b.")
     s = _solver(dl, u)
     s.add(u.init())
@@ -71,14 +83,47 @@ def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = No
             s.add(u.trans(k - 1))
         bad = z3.Bool(f"b.bad{k}")  # activation literal: ask about frame k only
         s.add(z3.Implies(bad, z3.Not(u.holds(prop, k))))
+        t0 = time.monotonic()
         r = _check(s, dl, bad)
         if progress:
             progress(f"bmc depth {k}: {r}")
         if r == z3.sat:
-            return Result(Status.FAIL, "bmc", k, seconds=dl.elapsed(), trace=u.trace(s.model(), k))
-        if r != z3.sat and r != z3.unsat:
+            return Result(Status.FAIL, "bmc", k, seconds=dl.elapsed(), trace=u.trace(s.model(), k),
+                          message=f"shortest violation: cycle {k} of the run")
+        if r != z3.unsat:
             return _gave_up("bmc", k, dl, k - 1, f"solver returned unknown at depth {k}")
         s.add(z3.Not(bad))
+        if time.monotonic() - t0 > STEP_BUDGET and k < depth:
+            return _bmc_rest(s, u, prop, k, depth, dl, progress)
+    return Result(Status.PASS, "bmc", depth, bounded=True, seconds=dl.elapsed(),
+                  message=f"no violation in the first {depth + 1} cycles")
+
+
+def _bmc_rest(s: z3.Solver, u: Unrolling, prop: Prop, clean: int, depth: int, dl: Deadline,
+              progress: Progress | None) -> Result:
+    """Frames 0..clean hold: one query for a violation in clean+1..depth, then shorten it."""
+    for k in range(clean, depth):
+        s.add(u.trans(k))
+    viol = {k: z3.Not(u.holds(prop, k)) for k in range(clean + 1, depth + 1)}
+    hi, found = depth, None
+    while hi > clean:
+        any_bad = z3.Bool(f"b.upto{hi}")
+        s.add(z3.Implies(any_bad, z3.Or([viol[k] for k in range(clean + 1, hi + 1)])))
+        r = _check(s, dl, any_bad)
+        if progress:
+            progress(f"bmc: a violation between depth {clean + 1} and {hi}? {r}")
+        if r != z3.sat:
+            break
+        m = s.model()
+        first = next(k for k in range(clean + 1, hi + 1) if z3.is_true(m.eval(viol[k], model_completion=True)))
+        found, hi = (first, u.trace(m, first)), first - 1
+    if found is not None:
+        exact = hi <= clean  # every shorter depth was cleared
+        return Result(Status.FAIL, "bmc", found[0], seconds=dl.elapsed(), trace=found[1],
+                      message="shortest violation" if exact else
+                      f"violation at cycle {found[0]}; none up to depth {clean}, shorter ones not excluded")
+    if dl.expired() or r != z3.unsat:
+        return _gave_up("bmc", depth, dl, clean, "the search beyond the cleared depths gave up")
     return Result(Status.PASS, "bmc", depth, bounded=True, seconds=dl.elapsed(),
                   message=f"no violation in the first {depth + 1} cycles")
 
@@ -169,16 +214,75 @@ def cover(ts: TransitionSystem, target: Prop, depth: int, timeout: float | None 
 
 def auto(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None = None,
          progress: Progress | None = None) -> Result:
-    """A short BMC run for cheap counterexamples, then k-induction for the proof."""
-    quick = min(2.0, timeout / 10) if timeout else 2.0
-    first = bmc(ts, prop, max_k, timeout=quick, progress=progress)
-    if first.status is Status.FAIL:
-        first.engine = "auto:bmc"
+    """A portfolio: k-induction and BMC to depth ``max_k`` in two processes; the first conclusive answer wins.
+
+    A FAIL from either, or a PASS from k-induction, ends the run.  When
+    k-induction does not close, the BMC search goes on (within the timeout) and
+    the answer is UNKNOWN with the depth it reached, never a PASS.
+    """
+    if multiprocessing.current_process().daemon:  # no children allowed: run the two one after the other
+        return _auto_in_process(ts, prop, max_k, timeout, progress)
+    dl = Deadline(timeout)
+    ctx = multiprocessing.get_context("fork")
+    answers: Any = ctx.Queue()
+    runs = {name: ctx.Process(target=_portfolio_child, args=(answers, name, ts, prop, max_k, timeout, progress),
+                              daemon=True) for name in ("kind", "bmc")}
+    for p in runs.values():
+        p.start()
+    try:
+        return _first_conclusive(answers, dl, runs)
+    finally:
+        for p in runs.values():
+            if p.is_alive():
+                p.terminate()
+            p.join()
+
+
+def _portfolio_child(answers: Any, name: str, ts: TransitionSystem, prop: Prop, max_k: int,
+                     timeout: float | None, progress: Progress | None) -> None:
+    try:
+        answers.put((name, ENGINES[name](ts, prop, max_k, timeout, progress=progress)))
+    except KeyboardInterrupt:
+        pass
+    except Exception as e:  # a kit bug: report it as ERROR, never as a verdict
+        answers.put((name, Result(Status.ERROR, name, 0, message=f"{type(e).__name__}: {e}")))
+
+
+def _first_conclusive(answers: Any, dl: Deadline, runs: dict[str, Any]) -> Result:
+    got: dict[str, Result] = {}
+    while len(got) < len(runs):
+        try:
+            name, r = answers.get(timeout=None if dl.end is None else max(0.05, dl.end - time.monotonic() + 1))
+        except queue.Empty:
+            break
+        got[name] = r
+        r.engine = f"auto:{name}"
+        if r.status is Status.FAIL or (name == "kind" and r.status is Status.PASS) or r.status is Status.ERROR:
+            r.seconds = dl.elapsed()
+            return r
+    return _merge_inconclusive(got, dl)
+
+
+def _merge_inconclusive(got: dict[str, Result], dl: Deadline) -> Result:
+    kind, deep = got.get("kind"), got.get("bmc")
+    searched = f"; BMC found no violation up to depth {deep.depth}" if deep and deep.status is Status.PASS else ""
+    if kind is None or kind.status is Status.TIMEOUT or dl.expired():
+        return Result(Status.TIMEOUT, "auto", deep.depth if deep else 0, seconds=dl.elapsed(),
+                      message=f"k-induction did not finish in time{searched}")
+    return Result(Status.UNKNOWN, "auto", kind.depth, seconds=dl.elapsed(), lemmas=kind.lemmas,
+                  rejected_lemmas=kind.rejected_lemmas, message=f"{kind.message}{searched}")
+
+
+def _auto_in_process(ts: TransitionSystem, prop: Prop, max_k: int, timeout: float | None,
+                     progress: Progress | None) -> Result:
+    dl = Deadline(timeout)
+    first = kinduction(ts, prop, max_k, timeout, progress=progress)
+    first.engine = "auto:kind"
+    if first.status in (Status.PASS, Status.FAIL, Status.ERROR):
         return first
-    rest = None if timeout is None else max(0.001, timeout - first.seconds)
-    r = kinduction(ts, prop, max_k, rest, progress=progress)
-    r.engine, r.seconds = "auto:kind", r.seconds + first.seconds
-    return r
+    deep = bmc(ts, prop, max_k, dl.left_ms() and dl.left_ms() / 1000, progress=progress)  # type: ignore[operator]
+    deep.engine = "auto:bmc"
+    return deep if deep.status is Status.FAIL else _merge_inconclusive({"kind": first, "bmc": deep}, dl)
 
 
 ENGINES: dict[str, Callable[..., Result]] = {"auto": auto, "bmc": bmc, "kind": kinduction}

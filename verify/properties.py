@@ -1,34 +1,52 @@
-"""Named properties of the front end: equivalence of the issue choice with a reference scheduler."""
+"""Named properties of the front end: the design's issue record equals an independent reference's.
+
+Each property pairs the design with a reference written apart from it
+(``models/reference_frontend.py``) and states, in every cycle, that the
+issue records agree.  The reference never calls the design's functions.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
+from warpcheck.models.checked import Checked, Reference
+from warpcheck.models.config import SMConfig
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend import FrontEnd
-from warpcheck.models.oracles import REFERENCE
-from warpcheck.models.ts import State
+from warpcheck.models.reference_frontend import REFERENCES
 
 
 @dataclass(frozen=True)
 class Property:
-    """A property: a reference choice that the issued warp must equal in every reachable state."""
+    """A property: the reference to run beside the design, and which designs it is defined for."""
 
     name: str
     summary: str
-    reference: Callable[[FrontEnd, Any, State], Any]
+    reference: Callable[[SMConfig], Reference]
+    designs: tuple[str, ...] = ("baseline", "swas")
 
-    def predicate(self, fe: FrontEnd) -> Callable[[Any, State], Any]:
-        """The state predicate 'issued warp == reference warp' for this front end."""
-        return lambda A, s: A.eq(fe.issue_choice(A, s), self.reference(fe, A, s))
+    def checked(self, fe: FrontEnd) -> Checked:
+        """The design and this property's reference in lockstep; its ``agree`` is the property."""
+        if fe.c.design not in self.designs:
+            raise ConfigError(f"property {self.name!r} is defined for design {' or '.join(self.designs)}, "
+                              f"not {fe.c.design!r}; use --property oracle or ideal")
+        return Checked(fe, self.reference(fe.c))
 
 
 PROPERTIES: dict[str, Property] = {p.name: p for p in [
-    Property("oracle", "every cycle the issued warp equals osched2's choice (no scheduling error)",
-             REFERENCE["oracle"]),
+    Property("exact", "every cycle the design issues the same warp and the same instruction (or NOP) as the "
+             "static analysis machine: the schedule is predicted exactly",
+             REFERENCES["exact"], ("swas",)),
+    Property("oracle", "every cycle the issued warp equals the oracle scheduler osched2's (no scheduling error)",
+             REFERENCES["oracle"]),
     Property("ideal", "every cycle the issued warp equals the idealised machine's (instructions always there)",
-             REFERENCE["ideal"]),
+             REFERENCES["ideal"]),
 ]}
+
+
+def default_property(design: str) -> str:
+    """``exact`` for SWaS (the paper's theorem), ``oracle`` for the baseline."""
+    return "exact" if design == "swas" else "oracle"
 
 
 def get_property(name: str) -> Property:

@@ -12,9 +12,8 @@ from typing import Any, Callable
 from pysmt import shortcuts as S
 
 from warpcheck.encodings.pysmt_algebra import PysmtAlgebra, fnode
-from warpcheck.models.frontend import FrontEnd
+from warpcheck.models.checked import Checked
 from warpcheck.models.ts import TransitionSystem, Var
-from warpcheck.verify.properties import get_property
 from warpcheck.verify.result import Result
 
 
@@ -23,9 +22,11 @@ def _fresh(A: PysmtAlgebra, vs: list[Var], tag: str) -> dict[str, Any]:
 
 
 def _frame_ok(A: PysmtAlgebra, ts: TransitionSystem, s: dict, lemmas: list[str]) -> Any:
+    """The proved lemmas on a frame; ranges only where they were proved (``range:NAME``), never assumed."""
     named = ts.lemmas(A, s)
-    return S.And([fnode(v.domain(A, s[v.name])) for v in ts.state_vars() if v.kind == "int"]
-                 + [fnode(named[n]) for n in lemmas])
+    kinds = {v.name: v for v in ts.state_vars()}
+    return S.And([fnode(kinds[n[6:]].domain(A, s[n[6:]])) if n.startswith("range:") else fnode(named[n])
+                  for n in lemmas])
 
 
 def obligations(ts: TransitionSystem, prop: Callable[[Any, dict], Any], lemmas: list[str]) -> dict[str, Any]:
@@ -45,13 +46,18 @@ def obligations(ts: TransitionSystem, prop: Callable[[Any, dict], Any], lemmas: 
                       S.Not(S.And(_frame_ok(A, ts, s1, lemmas), fnode(prop(A, s1)))))}
 
 
-def recheck_pass(fe: FrontEnd, prop_name: str, result: Result, solver: str = "cvc5") -> str:
+def recheck_pass(ts: Checked, result: Result, solver: str = "cvc5") -> str:
     """'confirmed by cvc5' or why not; only 1-inductive proofs are re-checked."""
     if result.depth != 1:
         return f"not re-checked: only 1-inductive proofs are (this one is {result.depth}-inductive)"
-    prop = get_property(prop_name).predicate(fe)
+    prop = ts.agree
+    from pysmt.exceptions import NoSolverAvailableError
+    try:
+        S.Solver(name=solver, logic="QF_LIA").exit()
+    except NoSolverAvailableError:
+        return f"not re-checked: {solver} is not installed (pip install {solver})"
     with S.Solver(name=solver, logic="QF_LIA") as s:
-        for what, f in obligations(fe, prop, result.lemmas).items():
+        for what, f in obligations(ts, prop, result.lemmas).items():
             s.push()
             s.add_assertion(f)
             sat = s.solve()

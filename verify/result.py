@@ -35,6 +35,7 @@ class Result:
     message: str = ""
     lemmas: list[str] = field(default_factory=list)
     rejected_lemmas: list[str] = field(default_factory=list)
+    warps: tuple[int, int] | None = None  # a PASS that covers only these numbers of warps
 
     @property
     def label(self) -> str:
@@ -42,13 +43,16 @@ class Result:
         if self.status is Status.PASS:
             if self.bounded:
                 return f"PASS (up to depth {self.depth})"
-            return "PASS (unbounded, every W)" if self.engine == "parametric" else "PASS (unbounded)"
+            if self.warps is not None:
+                return f"PASS (unbounded, W = {self.warps[0]}..{self.warps[1]} only)"
+            return "PASS (unbounded)"
         return self.status.value
 
     def to_json(self) -> dict[str, Any]:
         out = {"status": self.status.value, "engine": self.engine, "depth": self.depth,
                "bounded": self.bounded, "seconds": round(self.seconds, 3), "message": self.message,
-               "lemmas": self.lemmas, "rejected_lemmas": self.rejected_lemmas}
+               "lemmas": self.lemmas, "rejected_lemmas": self.rejected_lemmas,
+               "warps_covered": list(self.warps) if self.warps else None}
         return out
 
 

@@ -20,7 +20,8 @@ from warpcheck.models.files import load_json
 from warpcheck.models.frontend import FrontEnd
 from warpcheck.models.stream import FILLER, Instr, StreamBook, instr_of
 
-FORMAT, VERSION = "warpcheck-witness", 1
+FORMAT, VERSION = "warpcheck-witness", 2  # 2: the cycle is the issue cycle of the violation
+PROPERTY_NAMES = ("exact", "oracle", "ideal")
 
 
 @dataclass
@@ -62,7 +63,8 @@ def from_trace(fe: FrontEnd, trace: Trace, prop: str, prologue: int = 0) -> Witn
         if book.missed[w]:
             streams[w].append(Instr(FILLER.cls, miss=True))
     ibuf = [[instr_of(trace.states[0], f"w{w}.b{j}") for j in range(fe.B)] for w in range(fe.W)]
-    return Witness(fe.c, ibuf, streams, prop, cycle=len(trace.inputs), prologue=prologue)
+    # the issue record of cycle t is read in state t + 1: the violation is at the last cycle stepped
+    return Witness(fe.c, ibuf, streams, prop, cycle=len(trace.inputs) - 1, prologue=prologue)
 
 
 def _need(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
@@ -87,8 +89,9 @@ def load(path: str | Path) -> Witness:
     prologue = data.get("prologue", 0)
     if not isinstance(prologue, int) or prologue < 0:
         raise InputFileError(f"{where}: prologue = {prologue!r}; it must be an integer >= 0")
-    if data.get("property", "oracle") not in ("oracle", "ideal"):
-        raise InputFileError(f"{where}: property {data.get('property')!r} is unknown; known: oracle, ideal")
+    if data.get("property", "oracle") not in PROPERTY_NAMES:
+        raise InputFileError(f"{where}: property {data.get('property')!r} is unknown; "
+                             f"known: {', '.join(PROPERTY_NAMES)}")
     return Witness(config, ibuf, streams, data.get("property", "oracle"), data.get("cycle"), data.get("note", {}),
                    prologue)
 
@@ -107,6 +110,11 @@ def _check_shape(c: SMConfig, ibuf: list, streams: list, where: str) -> None:
     if bad:
         raise InputFileError(f"{where}: initial_ibuffer[{bad[0]}] has {len(ibuf[bad[0]])} entries; "
                              f"the configuration's ibuffer holds {c.ibuffer}")
+
+
+def other_designs(w: Witness) -> list[str]:
+    """The designs a witness is replayed on besides its own."""
+    return ["swas" if w.config.design == "baseline" else "baseline"]
 
 
 def on_design(w: Witness, design: str) -> SMConfig:

@@ -1,0 +1,50 @@
+"""The mutation suite: every single-point bug of SWaS ends FAIL with a witness that replays."""
+from __future__ import annotations
+
+import pytest
+
+from warpcheck.cli.frontend_run import ProveJob, prove_job
+from warpcheck.models.config import SMConfig
+from warpcheck.models.mutants import MUTANTS
+
+# Bugs that need a whole miss window (or an fdiv) before they show: a BMC of about 12-17 cycles.
+DEEP = {"suspension-short", "suspension-long", "no-nop-on-miss", "refetch-may-miss", "unit-released-early"}
+
+
+def _prove(name: str, warps: int, tmp_path, timeout: float = 300):
+    m = MUTANTS[name]
+    cfg = SMConfig(warps=warps, design="swas", issue_policy=m.policy or "gtlrr", check_buffer=False)
+    job = ProveJob(cfg, "", "auto", 0, timeout, str(tmp_path / f"{name}.json"), design=m.make(cfg))
+    return m, prove_job(job)
+
+
+def _expect(m, out) -> None:
+    r = out.result
+    if m.equivalent:
+        assert r.status.value == "PASS" and not r.bounded, f"{m.name}: {r.label} ({r.message})"
+        return
+    assert r.status.value == "FAIL", f"{m.name} ({m.breaks}) survives: {r.label} ({r.message})"
+    assert out.witness_path and out.replays[0].first_violation is not None  # replayed before it was written
+
+
+@pytest.mark.parametrize("name", [n for n in MUTANTS if n not in DEEP])
+def test_shallow_mutant_is_killed_at_two_warps(name, tmp_path):
+    _expect(*_prove(name, 2, tmp_path))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(DEEP))
+def test_deep_mutant_is_killed_at_two_warps(name, tmp_path):
+    _expect(*_prove(name, 2, tmp_path))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_every_mutant_is_killed_at_four_warps(name, tmp_path):
+    _expect(*_prove(name, 4, tmp_path, timeout=600))
+
+
+def test_the_suite_covers_the_classes_of_bugs_the_issue_names():
+    kinds = {m.breaks.split(":")[0].split(" ")[0] for m in MUTANTS.values()}
+    assert {"issue", "readiness", "miss", "fetch", "branch", "timing", "scoreboard", "units", "policy"} <= kinds
+    assert len(MUTANTS) >= 25
