@@ -174,3 +174,16 @@ def test_missing_param_and_atomics_are_refused(capsys, tmp_path):
         "ld.global.f32 \t%f1, [%rd3+4];", "atom.global.add.u32 \t%r2, [%rd3], 1;"))
     code, _, err = run(capsys, "analyze", f, "--grid", 1, "--block", 32, "--param", "in=0")
     assert code == 2 and err.count("\n") == 1 and "is an atomic" in err and "line 25" in err
+
+
+def test_nvcc_ptx_is_analysed_and_a_data_dependent_kernel_is_named(capsys):
+    kernels = ROOT / "examples" / "kernels"
+    args = ["analyze", kernels / "kmeans.ptx", "--grid", 2, "--block", 64, "--json"]
+    params = ["0=0x100000", "1=0x200000", "2=0x300000", "3=64", "4=4", "5=4"]
+    code, out, _ = run(capsys, *args, *[x for p in params for x in ("--param", p)])
+    data = json.loads(out)
+    assert code == 0 and len(data["warps"]) == 4 and len(data["order"]) == 66
+    params = [f"{i}={(i + 1) << 20}" for i in range(6)] + ["6=32"]
+    code, out, err = run(capsys, "analyze", kernels / "bfs.ptx", "--grid", 1, "--block", 64,
+                         *[x for p in params for x in ("--param", p)])
+    assert code == 2 and out == "" and "bfs.ptx:51: the branch condition" in err
