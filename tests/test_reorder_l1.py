@@ -120,3 +120,24 @@ def test_misses_are_proved_with_the_unit_and_fail_without(spec):
     bad = prove(Monitored(ReorderUnit(work, 2, unit=False, l1=spec), expect), "misses", timeout=120)
     assert bad.status is Status.FAIL
     assert bad.trace.states[-1]["misses"] != expect
+
+
+def test_a_cache_without_promotion_on_hit_fails_the_misses_check(monkeypatch):
+    """Mutant L1 in the model (a hit leaves the set as it is: FIFO); the reference replay is untouched."""
+    from warpcheck.models import l1 as l1_model
+
+    def fifo_load(A, ways, line):
+        hit = A.any_([A.eq(w, line) for w in ways])
+        shifted = (line,) + tuple(ways[:-1])
+        return tuple(A.ite(hit, w, x) for w, x in zip(ways, shifted)), hit
+
+    a, b, c = 0, 8192, 16384  # one set of a 16 KB 2-way L1 (64 sets)
+    work = Workload(((0, 0, 0), (0, 0, 0)), (0, 0), (
+        (("L", (a,)), ("L", (a,)), ("L", (a,))), (("L", (b,)), ("L", (c,)), ("L", (b,)))))
+    spec = L1Spec(1024 * 16, 2)  # static order A B A C A B: LRU misses 4 times, FIFO 5
+    expect = replay([work.accesses[w][k] for w, k in static_order(work.epochs)], spec).load_misses
+    assert expect == 4
+    assert prove(Monitored(ReorderUnit(work, 2, l1=spec), expect), "misses", timeout=120).status is Status.PASS
+    monkeypatch.setattr(l1_model, "load", fifo_load)
+    r = prove(Monitored(ReorderUnit(work, 2, l1=spec), expect), "misses", timeout=120)
+    assert r.status is Status.FAIL and r.trace.states[-1]["misses"] != expect

@@ -140,11 +140,27 @@ def _request_numbers(ts: ReorderUnit) -> dict[tuple[int, int], int]:
 
 def prove(system: Monitored, check: str = "order", max_k: int = 4, timeout: float | None = None,
           depth: int | None = None) -> Result:
-    """k-induction with proved lemmas for the unit; BMC (to ``depth``) without it."""
+    """k-induction with proved lemmas for the unit; BMC (to ``depth``) without it, or when induction is UNKNOWN.
+
+    A violation of ``misses`` shows only once every request has gone to L1,
+    deeper than k-induction's base case reaches: an UNKNOWN induction is
+    followed by BMC through a complete run, which turns it into a FAIL or
+    leaves it UNKNOWN with the depth it covered.
+    """
     prop = system.prop(check)
-    if system.inner.unit:
-        return kinduction(system, prop, max_k, timeout)
-    return bmc(system, prop, depth if depth is not None else len(system.order) + 2, timeout)
+    full = depth if depth is not None else len(system.order) + 2
+    if not system.inner.unit:
+        return bmc(system, prop, full, timeout)
+    r = kinduction(system, prop, max_k, timeout)
+    if r.status is not Status.UNKNOWN:
+        return r
+    left = None if timeout is None else max(0.001, timeout - r.seconds)
+    deep = bmc(system, prop, full, left)
+    if deep.status is Status.FAIL:
+        deep.seconds += r.seconds
+        return deep
+    r.message += f"; BMC found no violation in the first {full + 1} cycles" if deep.status is Status.PASS else ""
+    return r
 
 
 def schedule_of(trace: Trace) -> list[tuple[int, int]]:
