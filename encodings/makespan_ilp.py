@@ -129,6 +129,9 @@ class MakespanIlp:
         start = time.monotonic()
         h = highspy.Highs()
         h.silent()
+        # HiGHS keeps one thread scheduler per process: a solve asking for another thread count than an
+        # earlier solve (the IPET's) fails with no solution (seen with highspy 1.16), so restart it first.
+        highspy.Highs.resetGlobalScheduler(True)
         h.setOptionValue("threads", threads)
         if timeout is not None:
             h.setOptionValue("time_limit", float(timeout))

@@ -122,3 +122,14 @@ def test_counter_run_becomes_a_per_warp_schedule_that_replays():
     sm = CountSM(make_kernel("LLCLL", {"L": 1, "C": 2}), 5)
     sched = from_counts(sm, complete_run(sm, []))
     assert replay(sched).ok
+
+
+def test_paper_ilp_solves_after_a_highs_solve_with_other_threads():
+    import highspy
+    other = highspy.Highs()  # an earlier solve (as the IPET's) starts HiGHS's scheduler with its own thread count
+    other.silent()
+    other.addVar(0, 1)
+    other.run()
+    k = make_kernel("LLC", {"L": 1, "C": 1})
+    r = MakespanIlp(k, 3).solve(timeout=60)
+    assert r.optimal and r.makespan == worst_case(k, 3).makespan
