@@ -65,6 +65,13 @@ class ProveOutcome:
     recheck: str | None = None
 
     @property
+    def reference(self) -> str:
+        """The name of the reference the property compares the design with."""
+        if self.job.all_warps:
+            return f"{self.job.prop} eligibility view (models/reference_frontend.py)"
+        return get_property(self.job.prop).checked(self.job.design or FrontEnd(self.job.config)).reference.name
+
+    @property
     def name(self) -> str:
         fe = FrontEnd(self.job.config)
         base = fe.name.rsplit("-W", 1)[0] + "-all-W" if self.job.all_warps else fe.name
@@ -74,7 +81,7 @@ class ProveOutcome:
         out = self.result.to_json()
         out.update(name=self.name, property=self.job.prop, config=self.job.config.to_json(),
                    witness=self.witness_path, recheck=self.recheck,
-                   cycle=self.replays[0].first_violation if self.replays else None)
+                   cycle=self.replays[0].first_violation if self.replays else None, reference=self.reference)
         if self.replays:
             out["replay"] = {r.design: r.first_violation for r in self.replays}
         return out
@@ -84,7 +91,10 @@ class ProveOutcome:
         lines = [f"{r.label}  {self.name}: {get_property(self.job.prop).summary}",
                  f"  engine {r.engine}, depth {r.depth}, {r.seconds:.2f} s" + (f"; {r.message}" if r.message else "")]
         if r.lemmas:
-            lines.append(f"  lemmas proved and used: {len(r.lemmas)}; rejected: {len(r.rejected_lemmas)}")
+            ranges = sum(n.startswith("range:") for n in r.lemmas)
+            lines.append(f"  rests on: the reference {self.reference}; {len(r.lemmas)} lemmas proved before use "
+                         f"({ranges} of them variable ranges; names in --json), {len(r.rejected_lemmas)} "
+                         "candidates rejected")
         if self.recheck:
             lines.append(f"  second solver: {self.recheck}")
         if self.witness_path:

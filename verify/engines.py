@@ -89,7 +89,7 @@ def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = No
             progress(f"bmc depth {k}: {r}")
         if r == z3.sat:
             return Result(Status.FAIL, "bmc", k, seconds=dl.elapsed(), trace=u.trace(s.model(), k),
-                          message=f"shortest violation: cycle {k} of the run")
+                          message=f"shortest violation: none at a smaller depth than {k}")
         if r != z3.unsat:
             return _gave_up("bmc", k, dl, k - 1, f"solver returned unknown at depth {k}")
         s.add(z3.Not(bad))
