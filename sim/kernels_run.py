@@ -83,8 +83,9 @@ class MultiRun:
 class MultiSource:
     """A driver source over several kernels' warps; each kernel keeps its own I-cache."""
 
-    def __init__(self, kernels: Sequence[Kernel], ibuffer: int, icache: tuple[int, int] = (16, 4)) -> None:
-        self.parts = [WorkloadSource(k.workload, k.warps, ibuffer, ICache(*icache)) for k in kernels]
+    def __init__(self, kernels: Sequence[Kernel], ibuffer: int, icache: tuple[int, int] | None = (16, 4)) -> None:
+        self.parts = [WorkloadSource(k.workload, k.warps, ibuffer, ICache(*icache) if icache else PerfectICache())
+                      for k in kernels]
         self.where = [(n, w) for n, k in enumerate(kernels) for w in range(k.warps)]
         self.launch = [kernels[n].launch for n, _ in self.where]
 
@@ -99,6 +100,13 @@ class MultiSource:
     def __call__(self, warp: int, k: int) -> Instr:
         n, w = self.where[warp]
         return self.parts[n](w, k)
+
+
+class PerfectICache(ICache):
+    """An I-cache where every fetch hits (for hand-made examples that ignore instruction fetch)."""
+
+    def access(self, pc: int) -> bool:
+        return True
 
 
 def check_kernels(kernels: Sequence[Kernel], config: SMConfig) -> None:
@@ -121,8 +129,11 @@ def sm_config(kernels: Sequence[Kernel], base: SMConfig, policy: str) -> SMConfi
 
 
 def run_kernels(kernels: Sequence[Kernel], base: SMConfig, policy: str, max_cycles: int = 100_000,
-                icache: tuple[int, int] = (16, 4), engine: str = "compiled") -> MultiRun:
-    """Run every kernel on one SM under ``policy`` until all warps exit (or ``max_cycles``)."""
+                icache: tuple[int, int] | None = (16, 4), engine: str = "compiled") -> MultiRun:
+    """Run every kernel on one SM under ``policy`` until all warps exit (or ``max_cycles``).
+
+    ``icache``: (lines, instructions per line) of each kernel's I-cache; None: every fetch hits.
+    """
     kernels = sorted(kernels, key=lambda k: k.launch)  # stable: equal launches keep the given order
     config = sm_config(kernels, base, policy)
     check_kernels(kernels, config)
