@@ -16,8 +16,8 @@ import time
 from warpcheck.models.config import DEFAULT_LATENCY, SMConfig
 from warpcheck.sim.qaws_fig3 import Program, fig3_statements, fig3_runs
 
-OPS = ["add", "fadd", "fmul", "fcvt", "ld"]
-LAT_RANGE = {"fadd": (2, 6), "fmul": (2, 8), "fcvt": (2, 10), "mem": (2, 16)}
+OPS = ["add", "fadd", "fmul", "fcvt", "ld", "fdiv"]
+LAT_RANGE = {"fadd": (2, 6), "fmul": (2, 8), "fcvt": (2, 10), "mem": (2, 16), "fdiv": (2, 8)}
 
 
 def random_program(rng: random.Random) -> Program:
@@ -38,7 +38,14 @@ def mutate(p: Program, rng: random.Random) -> Program:
 
 
 def score(p: Program) -> float:
-    return sum(ok for ok, _ in fig3_statements(fig3_runs(p)).values())
+    """Statements that hold, with partial credit for average execution times near the text's."""
+    runs = fig3_runs(p)
+    near = sum(1 / (2 + abs((runs[n].average or 99) - want)) for n, want in (("qaws-1-6", 31), ("gto", 29)))
+    return sum(ok for ok, _ in fig3_statements(runs).values()) + near
+
+
+START = Program((("fmul", False), ("fmul", True), ("fmul", False), ("add", True), ("add", True), ("ld", True),
+                 ("fadd", False), ("ld", True)), {"fadd": 5, "fmul": 2, "fcvt": 3, "mem": 4, "fdiv": 4})
 
 
 def main() -> None:
@@ -47,13 +54,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     rng, end = random.Random(a.seed), time.monotonic() + a.seconds
-    best = random_program(rng)
+    best = START if a.seed == 0 else random_program(rng)
     best_s = score(best)
     cur, cur_s = best, best_s
-    while time.monotonic() < end and best_s < 7:
+    while time.monotonic() < end and best_s < 7.4:
         cand = mutate(cur, rng) if rng.random() < 0.95 else random_program(rng)
         s = score(cand)
-        if s >= cur_s or rng.random() < 0.02:
+        if s >= cur_s or rng.random() < 0.05:
             cur, cur_s = cand, s
         if s > best_s:
             best, best_s = cand, s
