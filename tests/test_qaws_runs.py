@@ -84,3 +84,12 @@ def test_prove_takes_kernels_and_budgets(capsys):
                  "--budgets", "1,2", "--json"])
     assert code == 0 and json.loads(capsys.readouterr().out)["config"]["budgets"] == [1, 2]
     assert main(["prove", "--policy", "qaws", "--warps", "2", "--kernel-of-warp", "0,0", "--budgets", "1,2"]) == 2
+
+
+def test_k2_waiting_is_not_bounded_in_cycles_by_the_budgets():
+    from warpcheck.verify.qaws_wait import k2_wait_search
+    cfg = SMConfig(warps=3, design="swas", issue_policy="qaws", kernel_of_warp=(0, 1, 1), budgets=(1, 2), miss_latency=3)
+    r = k2_wait_search(cfg, 2, 12, 120)
+    assert r.status.value == "FAIL" and r.trace is not None
+    last = r.trace.states[-3:]  # K1 (warp 0) issues three cycles in a row while a K2 warp is eligible
+    assert [s["o.w"] for s in last] == [0, 0, 0] and r.trace.states[-1]["mon.wait"] == 3
