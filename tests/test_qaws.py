@@ -156,3 +156,28 @@ def test_the_front_end_keeps_qaws_state_as_a_record():
     assert [v.name for v in fe.state_vars() if v.name.startswith("is.")] == ["is.ptr", "is.grp", "is.c0", "is.c1"]
     fe1 = FrontEnd(SMConfig(warps=4, issue_policy="qaws"))
     assert [v.name for v in fe1.state_vars() if v.name.startswith("is.")] == ["is.ptr"]
+
+
+@pytest.mark.parametrize("design", ["baseline", "swas"])
+@settings(max_examples=8, deadline=None)
+@given(data=st.data())
+def test_front_end_with_qaws_concrete_run_equals_the_solvers_unrolling(design, data):
+    from warpcheck.encodings.unroll import Unrolling
+    from warpcheck.models.kernel import CLASSES
+    cfg = SMConfig(warps=3, design=design, fetch_policy="qaws", issue_policy="qaws", miss_latency=3,
+                   kernel_of_warp=(0, 1, 1), budgets=(1, 2))
+    fe = FrontEnd(cfg)
+    instr = st.builds(lambda c, d, t: {"cls": CLASSES.index(c), "dep": d, "tk": t and c == "branch"},
+                      st.sampled_from([c for c in CLASSES if c != "nop"]), st.booleans(), st.booleans())
+    params = {f"w{w}.b{j}.{k}": v for w in range(fe.W) for j in range(fe.B) for k, v in data.draw(instr).items()}
+    inputs = [{**{f"f.{k}": v for k, v in data.draw(instr).items()}, "f.hit": data.draw(st.booleans())}
+              for _ in range(data.draw(st.integers(1, 6)))]
+    states = [fe.init(A, params)]
+    for i in inputs:
+        states.append(fe.step(A, states[-1], i))
+    u, s = Unrolling(fe, "q."), z3.Solver()
+    s.add(u.init(), *[u.trans(t) for t in range(len(inputs))])
+    s.add(*[term(u.params[k]) == v for k, v in params.items()])
+    s.add(*[term(u.input(t)[k]) == v for t, i in enumerate(inputs) for k, v in i.items()])
+    assert s.check() == z3.sat
+    assert u.trace(s.model(), len(inputs)).states == states
