@@ -182,7 +182,8 @@ def _qaws_update(A, st, c, elig, ctx):
 
 
 QAWS = Policy("qaws", "QoS-aware (Singh et al.): GTO inside the group of a kernel's budget; "
-              "a group keeps the front for budget context switches", _qaws_choose, _qaws_update, _qaws_fields, reads_elig=True)
+              "a group keeps the front for budget context switches",
+              _qaws_choose, _qaws_update, _qaws_fields, reads_elig=True)
 
 
 POLICIES: dict[str, Policy] = {p.name: p for p in [*_BASE, QAWS]}

@@ -28,7 +28,7 @@ LINKS: dict[str, Link] = {  # how the model's pointer reads in the reference's s
 
 
 def default_context(policy: str, warps: int) -> PolicyContext:
-    """The context a policy is checked in: for QAWS two kernels (the first half of the warps, budget 1; the rest, budget 3)."""
+    """The context a policy is checked in; for QAWS two kernels (first half of the warps: budget 1, the rest: 3)."""
     if policy != "qaws" or warps < 2:
         return PolicyContext(warps)
     half = (warps + 1) // 2
