@@ -29,6 +29,18 @@ def add_config_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--t-decode", type=int, metavar="N", help="decode latency (default 1)")
     g.add_argument("--ibuffer", type=int, metavar="N", help="ibuffer entries (default 4 = t_F + decode)")
     g.add_argument("--miss-latency", type=int, metavar="N", help="I-cache miss latency (default 10)")
+    g.add_argument("--kernel-of-warp", metavar="K,K,...", type=int_list,
+                   help="qaws: each warp's kernel (0-based), e.g. 0,0,1,1")
+    g.add_argument("--budgets", metavar="B,B,...", type=int_list,
+                   help="qaws: each kernel's budget (kernel 0 first), e.g. 1,4; equal budgets or one kernel: GTO")
+
+
+def int_list(text: str) -> tuple[int, ...]:
+    """An argparse type: comma-separated integers."""
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of integers") from None
 
 
 def config_from_args(a: argparse.Namespace) -> SMConfig:
@@ -36,12 +48,16 @@ def config_from_args(a: argparse.Namespace) -> SMConfig:
     base = load_config(a.config).to_json() if a.config else {}
     flags = {"design": a.design, "warps": a.warps, "t_fetch": a.t_fetch, "t_decode": a.t_decode,
              "ibuffer": a.ibuffer, "miss_latency": a.miss_latency, "fetch_policy": a.fetch,
-             "issue_policy": a.issue or a.policy}
+             "issue_policy": a.issue or a.policy, "kernel_of_warp": getattr(a, "kernel_of_warp", None),
+             "budgets": getattr(a, "budgets", None)}
     merged = {**base, **{k: v for k, v in flags.items() if v is not None}}
     if a.policy and a.issue and a.policy != a.issue:
         from warpcheck.models.errors import ConfigError
         raise ConfigError(f"--policy {a.policy!r} and --issue {a.issue!r} disagree; give one of them")
-    return config_from_mapping(merged, where="options")
+    config = config_from_mapping(merged, where="options")
+    if "qaws" in (config.issue_policy, config.fetch_policy) and len(set(config.budgets)) < 2:
+        print("note: qaws with one kernel (or equal budgets) is GTO (gtlo): Alg. 1 keeps one group", file=sys.stderr)
+    return config
 
 
 def _prove(a: argparse.Namespace) -> int:

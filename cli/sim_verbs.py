@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Any
 
+from warpcheck.cli import kernels_sim
 from warpcheck.models.config import SMConfig, config_from_mapping, load_config
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.policies import POLICIES, check_policy
@@ -17,6 +18,7 @@ EPILOG = """examples:
   warpcheck simulate all --design both --fetch lrr --issue gtlrr,lrr --json
   warpcheck simulate examples/workloads/saxpy.toml --design swas --policy gtlrr
   warpcheck simulate --list
+  warpcheck simulate --kernels K1.toml,K2.toml --policy lrr,gto,qaws --budget K1=1 --budget K2=4
 
 --fetch, --issue and --policy take a comma-separated list of policies or 'all'.
 The baseline runs every fetch x issue pair; SWaS runs every --policy (default:
@@ -53,6 +55,7 @@ def register(sub: Any) -> None:
                         "concrete algebra; native: numba machine code (needs warpcheck[fast]; compiles for "
                         "seconds at W=4, minutes at W=32). All give the same figures")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    kernels_sim.add_options(p)
     p.set_defaults(func=_simulate)
 
 
@@ -99,6 +102,10 @@ def _list(a: argparse.Namespace) -> int:
 def _simulate(a: argparse.Namespace) -> int:
     if a.list:
         return _list(a)
+    if a.kernels is not None:
+        if a.max_cycles < 1 or a.scale <= 0:
+            raise ConfigError(f"--max-cycles {a.max_cycles!r} / --scale {a.scale!r}: both must be positive")
+        return kernels_sim.simulate_kernels(a, _base_config(a), _icache(a.icache))
     names = list(a.workloads) + list(a.workload)
     if not names:
         raise ConfigError("no workload given; name one (see --list), 'all', or a workload TOML file")

@@ -40,6 +40,7 @@ class SMConfig:
     unpipelined: tuple[str, ...] = DEFAULT_UNPIPELINED
     threads_per_warp: int = 32
     kernel_of_warp: tuple[int, ...] = ()
+    budgets: tuple[int, ...] = ()  # QAWS: the budget of kernel k at index k
     check_buffer: bool = True  # False only for mutation tests of a too-short ibuffer
 
     def __post_init__(self) -> None:
@@ -63,6 +64,7 @@ class SMConfig:
         out["latency"] = dict(self.latency)
         out["unpipelined"] = list(self.unpipelined)
         out["kernel_of_warp"] = list(self.kernel_of_warp)
+        out["budgets"] = list(self.budgets)
         return out
 
 
@@ -93,6 +95,31 @@ def _validate(c: SMConfig) -> None:
                           f"t_fetch + t_decode = {c.pipe} entries; use ibuffer >= {c.pipe}")
     if c.kernel_of_warp and len(c.kernel_of_warp) != c.warps:
         raise ConfigError(f"kernel_of_warp has {len(c.kernel_of_warp)} entries for {c.warps} warps; give one per warp")
+    _validate_kernels(c)
+
+
+def _validate_kernels(c: SMConfig) -> None:
+    """Each warp's kernel is known, each kernel has one budget >= 1, QAWS sees at most two groups."""
+    for w, k in enumerate(c.kernel_of_warp):
+        _positive(f"kernel_of_warp[{w}]", k, 0)
+    for k, b in enumerate(c.budgets):
+        _positive(f"budgets[{k}]", b)
+    if not c.budgets:
+        return
+    if not c.kernel_of_warp:
+        raise ConfigError(f"budgets = {list(c.budgets)!r} are given but no warp has a kernel; "
+                          "set kernel_of_warp (one kernel per warp)")
+    kernels = set(c.kernel_of_warp)
+    unknown = [k for k in range(len(c.budgets)) if k not in kernels]
+    if unknown:
+        raise ConfigError(f"budgets[{unknown[0]}] is a budget for kernel {unknown[0]}, but no warp runs it; "
+                          f"kernels of the warps: {sorted(kernels)}")
+    missing = sorted(k for k in kernels if k >= len(c.budgets))
+    if missing:
+        raise ConfigError(f"kernel {missing[0]} has no budget; give one budget per kernel (budgets[{missing[0]}])")
+    if "qaws" in (c.issue_policy, c.fetch_policy) and len(set(c.budgets)) > 2:
+        raise ConfigError(f"policy 'qaws' groups warps by budget into two groups; budgets = {list(c.budgets)!r} "
+                          "make more; use at most two distinct budgets")
 
 
 def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -> SMConfig:
@@ -104,7 +131,7 @@ def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -
     args = dict(data)
     if "latency" in args:
         args["latency"] = {**DEFAULT_LATENCY, **dict(args["latency"])}
-    for key in ("unpipelined", "kernel_of_warp"):
+    for key in ("unpipelined", "kernel_of_warp", "budgets"):
         if key in args:
             args[key] = tuple(args[key])
     try:

@@ -39,7 +39,7 @@ from typing import Any, Mapping
 
 from warpcheck.models.config import SMConfig
 from warpcheck.models.kernel import CLASS_INDEX, CLASSES
-from warpcheck.models.policies import POLICIES
+from warpcheck.models.policies import POLICIES, PolicyContext
 from warpcheck.models.ts import State, TransitionSystem, Var
 
 NOP_CLS, BRANCH_CLS, EXIT_CLS = CLASS_INDEX["nop"], CLASS_INDEX["branch"], CLASS_INDEX["exit"]
@@ -60,6 +60,7 @@ class FrontEnd(TransitionSystem):
         self.swas = config.design == "swas"
         self.issue_policy = POLICIES[config.issue_policy]
         self.fetch_policy = POLICIES[config.issue_policy if self.swas else config.fetch_policy]
+        self.pctx = PolicyContext(self.W, config.kernel_of_warp, config.budgets)
         self.lat = [config.latency[c] for c in CLASSES]
         self.miss_window = 1 + config.miss_latency + config.pipe
         self.branch_window = 1 + config.pipe
@@ -86,9 +87,9 @@ class FrontEnd(TransitionSystem):
                    Var(f"w{w}.done", "bool"), Var(f"w{w}.win", "int", 0, win)]
         for k in range(self.P):
             vs += [Var(f"p{k}.v", "bool"), Var(f"p{k}.w", "int", 0, self.W - 1)] + self._instr_vars(f"p{k}")
-        vs.append(Var("is.ptr", "int", 0, self.W - 1))
+        vs += [Var(f"is.{f.name}", "int", f.lo, f.hi) for f in self.issue_policy.fields(self.pctx)]
         if not self.swas:
-            vs.append(Var("fs.ptr", "int", 0, self.W - 1))
+            vs += [Var(f"fs.{f.name}", "int", f.lo, f.hi) for f in self.fetch_policy.fields(self.pctx)]
         vs += [Var(f"u.{c}", "int", 0, self.c.latency[c] - 1) for c in self.c.unpipelined]
         record = [Var("o.w", "int", -1, self.W - 1), Var("o.f", "int", -1, self.W - 1)]
         return vs + record + self._instr_vars("o")
@@ -128,9 +129,9 @@ class FrontEnd(TransitionSystem):
         for k in range(self.P):
             s[f"p{k}.v"], s[f"p{k}.w"] = A.false, A.const(0)
             self.put(s, f"p{k}", nop(A))
-        s["is.ptr"] = A.const(0)
+        s.update({f"is.{k}": v for k, v in self.issue_policy.init(A, self.pctx).items()})
         if not self.swas:
-            s["fs.ptr"] = A.const(0)
+            s.update({f"fs.{k}": v for k, v in self.fetch_policy.init(A, self.pctx).items()})
         for c in self.c.unpipelined:
             s[f"u.{c}"] = A.const(0)
         s["o.w"], s["o.f"] = A.const(-1), A.const(-1)
@@ -171,7 +172,12 @@ class FrontEnd(TransitionSystem):
     def choose(self, A: Any, s: State, elig: list[Any]) -> Any:
         """The issue policy's choice from the scheduler state of ``s`` among ``elig``."""
         keys = [self.occupancy(A, s, w) for w in range(self.W)]
-        return self.issue_policy.choose(A, s["is.ptr"], elig, keys)
+        return self.issue_policy.choose(A, self.sched_state(s, "is"), elig, keys, self.pctx)
+
+    @staticmethod
+    def sched_state(s: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+        """The state record of the issue (``is``) or fetch (``fs``) scheduler in ``s``."""
+        return {k[len(prefix) + 1:]: v for k, v in s.items() if k.startswith(prefix + ".")}
 
     def issue_choice(self, A: Any, s: State) -> Any:
         return self.choose(A, s, self.issue_eligible(A, s))
@@ -186,7 +192,7 @@ class FrontEnd(TransitionSystem):
         if self.swas:
             return self.issue_choice(A, s) if issued is None else issued
         keys = [self.occupancy(A, s, w) for w in range(self.W)]
-        return self.fetch_policy.choose(A, s["fs.ptr"], self.fetch_ready(A, s), keys)
+        return self.fetch_policy.choose(A, self.sched_state(s, "fs"), self.fetch_ready(A, s), keys, self.pctx)
 
     def on_wrong_path(self, A: Any, s: State, w: Any) -> Any:
         """Whether a fetch of warp ``w`` (possibly symbolic) is on the wrong path."""
@@ -287,9 +293,13 @@ class FrontEnd(TransitionSystem):
         out[f"{p}.n"] = A.min(A.add(n, A.ite(mine, A.const(1), A.const(0))), A.const(self.B))
 
     def _step_schedulers(self, A: Any, s: State, out: State, iw: Any, fw: Any) -> None:
-        out["is.ptr"] = self.issue_policy.update(A, s["is.ptr"], iw, self.W)
+        elig = self.issue_eligible(A, s) if self.issue_policy.reads_elig else []
+        nxt = self.issue_policy.update(A, self.sched_state(s, "is"), iw, elig, self.pctx)
+        out.update({f"is.{k}": v for k, v in nxt.items()})
         if not self.swas:
-            out["fs.ptr"] = self.fetch_policy.update(A, s["fs.ptr"], fw, self.W)
+            elig = self.fetch_ready(A, s) if self.fetch_policy.reads_elig else []
+            nxt = self.fetch_policy.update(A, self.sched_state(s, "fs"), fw, elig, self.pctx)
+            out.update({f"fs.{k}": v for k, v in nxt.items()})
 
     # -- lemmas the kit proves before using them ------------------------------
     def lemmas(self, A: Any, s: State) -> dict[str, Any]:

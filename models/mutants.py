@@ -221,16 +221,40 @@ def _wrap_late(A: Any, w: Any, n: int) -> Any:
 
 
 _P = POLICIES
+
+
+def _ptr_update(base: Policy, update: Callable[[Any, Any, Any, int], Any]) -> Policy:
+    """``base`` with its pointer update replaced (a policy whose state is the pointer)."""
+    return replace(base, update=lambda A, st, c, e, ctx: {"ptr": update(A, st["ptr"], c, ctx.warps)})
+
+
+def _ptr_choose(base: Policy, choose: Callable[[Any, Any, Any, Any], Any]) -> Policy:
+    """``base`` with its choice replaced by a function of the pointer."""
+    return replace(base, choose=lambda A, st, e, k, ctx: choose(A, st["ptr"], e, k))
+
+
+def _qaws_budget_never_spent(A: Any, st: Any, c: Any, e: Any, ctx: Any) -> dict[str, Any]:
+    """QAWS whose counts never grow: the group in front never hands over."""
+    out = _P["qaws"].update(A, st, c, e, ctx)
+    return {**out, **{k: st[k] for k in ("c0", "c1") if k in st}}
+
+
+# QAWS shows its groups only with two kernels, one of them with two warps (a context switch inside it).
+MUTANT_CONFIG: dict[str, tuple[tuple[str, Any], ...]] = {
+    "qaws": (("warps", 3), ("kernel_of_warp", (0, 0, 1)), ("budgets", (2, 1))),
+}
+
 POLICY_MUTANTS: dict[str, Policy] = {
-    "lrr-starts-at-ptr": replace(_P["lrr"], update=lambda A, ptr, c, n: A.ite(A.lt(c, A.const(0)), ptr, c)),
-    "lrr-wraps-late": replace(_P["lrr"], update=lambda A, ptr, c, n: A.ite(A.lt(c, A.const(0)), ptr, _wrap_late(A, c, n))),
+    "lrr-starts-at-ptr": _ptr_update(_P["lrr"], lambda A, ptr, c, n: A.ite(A.lt(c, A.const(0)), ptr, c)),
+    "lrr-wraps-late": _ptr_update(_P["lrr"], lambda A, ptr, c, n: A.ite(A.lt(c, A.const(0)), ptr, _wrap_late(A, c, n))),
     "gtlrr-not-greedy": replace(_P["gtlrr"], update=_P["lrr"].update),
-    "gtlo-greedy-never-moves": replace(_P["gtlo"], update=lambda A, ptr, c, n: ptr),
-    "gtlo-keeps-ineligible-greedy": replace(_P["gtlo"], choose=lambda A, ptr, e, k: A.ite(
+    "gtlo-greedy-never-moves": _ptr_update(_P["gtlo"], lambda A, ptr, c, n: ptr),
+    "gtlo-keeps-ineligible-greedy": _ptr_choose(_P["gtlo"], lambda A, ptr, e, k: A.ite(
         A.any_(list(e)), ptr, A.const(-1))),
-    "srr-waits-when-idle": replace(_P["srr"], update=lambda A, ptr, c, n: A.ite(
+    "srr-waits-when-idle": _ptr_update(_P["srr"], lambda A, ptr, c, n: A.ite(
         A.lt(c, A.const(0)), ptr, A.ite(A.eq(ptr, A.const(n - 1)), A.const(0), A.add(ptr, A.const(1))))),
-    "lo-youngest-first": replace(_P["lo"], choose=lambda A, ptr, e, k: _youngest(A, e)),
+    "lo-youngest-first": _ptr_choose(_P["lo"], lambda A, ptr, e, k: _youngest(A, e)),
+    "qaws-budget-never-spent": replace(_P["qaws"], update=_qaws_budget_never_spent),
 }
 
 
@@ -250,6 +274,7 @@ class Mutant:
     make: Callable[[SMConfig], FrontEnd]
     policy: str | None = None
     equivalent: bool = False  # does not change the issue record (its PASS proves it)
+    config: tuple[tuple[str, Any], ...] = ()  # configuration changes it needs to show (kernels, budgets)
 
 
 def _cls(kind: type[FrontEnd]) -> Callable[[SMConfig], FrontEnd]:
@@ -285,7 +310,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("scoreboard-short", "scoreboard: a result is ready one cycle early", _cls(ScoreboardShort)),
     Mutant("scoreboard-long", "scoreboard: a result is ready one cycle late", _cls(ScoreboardLong)),
     Mutant("unit-released-early", "units: an unpipelined unit is released one cycle early", _cls(UnitReleasedEarly)),
-    *[Mutant(name, f"policy {p.name}: {name.split('-', 1)[1].replace('-', ' ')}", _with_policy(p), p.name)
+    *[Mutant(name, f"policy {p.name}: {name.split('-', 1)[1].replace('-', ' ')}", _with_policy(p), p.name,
+             config=MUTANT_CONFIG.get(p.name, ()))
       for name, p in POLICY_MUTANTS.items()],
 ]}
 

@@ -27,7 +27,7 @@ class OpenWarp(FrontEnd):
     """The front end of one warp, the scheduler and the other warps left arbitrary."""
 
     def __init__(self, config: SMConfig) -> None:
-        super().__init__(config.with_(warps=1))
+        super().__init__(config.with_(warps=1, kernel_of_warp=(), budgets=()))
         self.name = f"open-warp-{config.design}"
 
     def input_vars(self) -> list[Var]:

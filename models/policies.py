@@ -1,16 +1,73 @@
 """Warp-scheduling policies: small pure functions usable for fetch and for issue.
 
-A policy keeps one integer of state, ``ptr`` (the round-robin pointer or the
-greedy warp), and maps (ptr, eligible warps, keys) to the chosen warp (-1 when
-none is eligible).  Its next state depends only on ``ptr`` and the choice, so
-two schedulers that choose alike stay alike.
+A policy keeps a small *state record*: named integer fields with ranges
+(:class:`Field`).  Most policies keep one field, ``ptr`` (the round-robin
+pointer or the greedy warp); QAWS also keeps the group in front and a
+context-switch count per group.  A policy maps (state, eligible warps, keys)
+to the chosen warp (-1 when none is eligible) and (state, choice, eligible
+warps) to its next state.  What it may know of the SM besides the number of
+warps (each warp's kernel, each kernel's budget) is a :class:`PolicyContext`.
+
+The front end stores field ``f`` of the issue scheduler as ``is.f`` and of
+the baseline's fetch scheduler as ``fs.f``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from warpcheck.models.errors import ConfigError
+
+PState = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a policy's state record: its name, its range and its initial value."""
+
+    name: str
+    lo: int
+    hi: int
+    init: int = 0
+
+
+@dataclass(frozen=True)
+class PolicyContext:
+    """What a policy knows of the SM: the warps, each warp's kernel, each kernel's budget."""
+
+    warps: int
+    kernel_of_warp: tuple[int, ...] = ()
+    budgets: tuple[int, ...] = ()
+
+
+def _ptr_fields(ctx: PolicyContext) -> tuple[Field, ...]:
+    return (Field("ptr", 0, ctx.warps - 1),)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A named policy: ``choose(A, st, elig, keys, ctx)``, ``update(A, st, chosen, elig, ctx)`` and its fields."""
+
+    name: str
+    summary: str
+    choose: Callable[[Any, PState, Sequence[Any], Sequence[Any], PolicyContext], Any]
+    update: Callable[[Any, PState, Any, Sequence[Any], PolicyContext], dict[str, Any]]
+    fields: Callable[[PolicyContext], tuple[Field, ...]] = _ptr_fields
+    reads_elig: bool = False  # whether ``update`` reads the eligibility vector (else it gets [])
+
+    def init(self, A: Any, ctx: PolicyContext) -> dict[str, Any]:
+        """The initial state record."""
+        return {f.name: A.const(f.init) for f in self.fields(ctx)}
+
+
+PtrChoose = Callable[[Any, Any, Sequence[Any], Sequence[Any]], Any]
+PtrUpdate = Callable[[Any, Any, Any, int], Any]
+
+
+def ptr_policy(name: str, summary: str, choose: PtrChoose, update: PtrUpdate) -> Policy:
+    """A policy whose whole state is the one field ``ptr``, from functions of the pointer."""
+    return Policy(name, summary, lambda A, st, e, k, ctx: choose(A, st["ptr"], e, k),
+                  lambda A, st, c, e, ctx: {"ptr": update(A, st["ptr"], c, ctx.warps)})
 
 
 def _wrap_next(A: Any, w: Any, n: int) -> Any:
@@ -19,16 +76,6 @@ def _wrap_next(A: Any, w: Any, n: int) -> Any:
 
 def _keep_if_idle(A: Any, ptr: Any, chosen: Any, new: Any) -> Any:
     return A.ite(A.lt(chosen, A.const(0)), ptr, new)
-
-
-@dataclass(frozen=True)
-class Policy:
-    """A named policy: ``choose(A, ptr, elig, keys)`` and ``update(A, ptr, chosen, n)``."""
-
-    name: str
-    summary: str
-    choose: Callable[[Any, Any, Sequence[Any], Sequence[Any]], Any]
-    update: Callable[[Any, Any, Any, int], Any]
 
 
 def _srr_choose(A, ptr, elig, keys):
@@ -55,20 +102,91 @@ def _icount_choose(A, ptr, elig, keys):
     return A.argmin_true(elig, keys)
 
 
-POLICIES: dict[str, Policy] = {p.name: p for p in [
-    Policy("srr", "strict round robin: the next warp in order, idle if it is not ready",
-           _srr_choose, lambda A, ptr, c, n: _wrap_next(A, ptr, n)),
-    Policy("lrr", "loose round robin: the next ready warp in round-robin order",
-           _lrr_choose, lambda A, ptr, c, n: _keep_if_idle(A, ptr, c, _wrap_next(A, c, n))),
-    Policy("gtlrr", "greedy then loose round robin: keep the warp while ready, then the next ready one",
-           _greedy_rr_choose, lambda A, ptr, c, n: _keep_if_idle(A, ptr, c, c)),
-    Policy("gtlo", "greedy then loose oldest: keep the warp while ready, then the oldest ready one",
-           _gtlo_choose, lambda A, ptr, c, n: _keep_if_idle(A, ptr, c, c)),
-    Policy("lo", "loose oldest first: the oldest (lowest-numbered) ready warp",
-           _lo_choose, lambda A, ptr, c, n: ptr),
-    Policy("icount", "Icount: the ready warp with the fewest fetched but not issued instructions",
-           _icount_choose, lambda A, ptr, c, n: ptr),
-]}
+def _greedy_update(A, ptr, c, n):
+    return _keep_if_idle(A, ptr, c, c)
+
+
+_BASE = [
+    ptr_policy("srr", "strict round robin: the next warp in order, idle if it is not ready",
+               _srr_choose, lambda A, ptr, c, n: _wrap_next(A, ptr, n)),
+    ptr_policy("lrr", "loose round robin: the next ready warp in round-robin order",
+               _lrr_choose, lambda A, ptr, c, n: _keep_if_idle(A, ptr, c, _wrap_next(A, c, n))),
+    ptr_policy("gtlrr", "greedy then loose round robin: keep the warp while ready, then the next ready one",
+               _greedy_rr_choose, _greedy_update),
+    ptr_policy("gtlo", "greedy then loose oldest (GTO): keep the warp while ready, then the oldest ready one",
+               _gtlo_choose, _greedy_update),
+    ptr_policy("lo", "loose oldest first: the oldest (lowest-numbered) ready warp",
+               _lo_choose, lambda A, ptr, c, n: ptr),
+    ptr_policy("icount", "Icount: the ready warp with the fewest fetched but not issued instructions",
+               _icount_choose, lambda A, ptr, c, n: ptr),
+]
+
+
+def kernel_groups(ctx: PolicyContext) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Each warp's QAWS group and each group's budget: warps grouped by their kernel's budget, highest first.
+
+    Kernels of equal budget share a group; no kernels (or one budget) is one group.
+    """
+    if not ctx.kernel_of_warp or not ctx.budgets:
+        return (0,) * ctx.warps, ()
+    budget = [ctx.budgets[k] for k in ctx.kernel_of_warp]
+    order = sorted(set(budget), reverse=True)
+    return tuple(order.index(b) for b in budget), tuple(order)
+
+
+def _qaws_fields(ctx: PolicyContext) -> tuple[Field, ...]:
+    budget = kernel_groups(ctx)[1]
+    if len(budget) < 2:
+        return _ptr_fields(ctx)  # one group: GTO (Alg. 1, lines 8-9)
+    return (*_ptr_fields(ctx), Field("grp", -1, 1, -1), Field("c0", 0, budget[0]), Field("c1", 0, budget[1]))
+
+
+def _qaws_cycle(A: Any, st: PState, elig: Sequence[Any], ctx: PolicyContext) -> tuple[Any, Any, Any, Any]:
+    """(group in front, current group, the greedy warp's stall switches context in its group, budget spent).
+
+    ``grp`` = -1 means no history: group 0 (the highest budget) is in front.
+    """
+    grp_of, budget = kernel_groups(ctx)
+    ptr, grp = st["ptr"], st["grp"]
+    cur = A.ite(A.lt(grp, A.const(0)), A.const(0), grp)
+    member = [A.eq(cur, A.const(g)) for g in grp_of]
+    stall = A.and_(A.le(A.const(0), grp), A.select(member, ptr), A.not_(A.select(elig, ptr)))
+    switch = A.and_(stall, A.any_([A.and_(m, e) for m, e in zip(member, elig)]))
+    spent = A.le(A.select([A.const(b) for b in budget], cur), A.select([st["c0"], st["c1"]], cur))
+    front = A.ite(A.and_(switch, spent), A.sub(A.const(1), cur), cur)
+    return front, cur, switch, spent
+
+
+def _qaws_choose(A, st, elig, keys, ctx):
+    grp_of, budget = kernel_groups(ctx)
+    if len(budget) < 2:
+        return _gtlo_choose(A, st["ptr"], elig, keys)
+    front = _qaws_cycle(A, st, elig, ctx)[0]
+    ahead = _gtlo_choose(A, st["ptr"], [A.and_(e, A.eq(front, A.const(g))) for e, g in zip(elig, grp_of)], keys)
+    behind = _gtlo_choose(A, st["ptr"], [A.and_(e, A.ne(front, A.const(g))) for e, g in zip(elig, grp_of)], keys)
+    return A.ite(A.le(A.const(0), ahead), ahead, behind)
+
+
+def _qaws_update(A, st, c, elig, ctx):
+    grp_of, budget = kernel_groups(ctx)
+    ptr = _greedy_update(A, st["ptr"], c, ctx.warps)
+    if len(budget) < 2:
+        return {"ptr": ptr}
+    front, cur, switch, spent = _qaws_cycle(A, st, elig, ctx)
+    first = A.ite(A.lt(c, A.const(0)), st["grp"], A.select([A.const(g) for g in grp_of], c))
+    out = {"ptr": ptr, "grp": A.ite(A.lt(st["grp"], A.const(0)), first, front)}
+    for g in range(2):
+        counted = A.and_(switch, A.eq(cur, A.const(g)))
+        out[f"c{g}"] = A.ite(counted, A.ite(spent, A.const(0), A.add(st[f"c{g}"], A.const(1))), st[f"c{g}"])
+    return out
+
+
+QAWS = Policy("qaws", "QoS-aware (Singh et al.): GTO inside the group of a kernel's budget; "
+              "a group keeps the front for budget context switches",
+              _qaws_choose, _qaws_update, _qaws_fields, reads_elig=True)
+
+
+POLICIES: dict[str, Policy] = {p.name: p for p in [*_BASE, QAWS]}
 
 
 def check_policy(field_name: str, name: str) -> Policy:

@@ -56,7 +56,11 @@ def _at(A: Any, items: list[Any], index: Any, default: Any) -> Any:
 
 
 def _policy_state_vars(pol: RefPolicy, W: int) -> list[Var]:
-    return [Var("pol.turn" if pol.strict else "pol.last", "int", 0, W - 1)]
+    return [Var(f"pol.{name}", "int", lo, hi) for name, lo, hi in pol.fields(W)]
+
+
+def _bound_policy(config: SMConfig) -> RefPolicy:
+    return ref_policy(config.issue_policy, config.kernel_of_warp, config.budgets)
 
 
 def _record_vars(W: int) -> list[Var]:
@@ -69,12 +73,20 @@ def _pol_state(r: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def ptr_candidates(A: Any, W: int, d: Mapping[str, Any], r: Mapping[str, Any]) -> dict[str, Any]:
-    """Candidate links between the design's scheduler pointer and the reference's state (Houdini keeps the true ones)."""
+    """Candidate links between the design's scheduler state and the reference's (Houdini keeps the true ones).
+
+    The pointer against the last issued warp or the turn (or one after it);
+    every other field of the design's record (``is.f``) against the
+    reference's field of the same name (``pol.f``), when it has one.
+    """
     ptr, out = d["is.ptr"], {}
     for k in ("pol.last", "pol.turn"):
         if k in r:
             nxt = A.ite(A.eq(r[k], A.const(W - 1)), A.const(0), A.add(r[k], A.const(1)))
             out[f"ptr=={k}"], out[f"ptr=={k}+1"] = A.eq(ptr, r[k]), A.eq(ptr, nxt)
+    for k in d:
+        if k.startswith("is.") and k != "is.ptr" and f"pol.{k[3:]}" in r:
+            out[f"{k[3:]}==pol.{k[3:]}"] = A.eq(d[k], r[f"pol.{k[3:]}"])
     return out
 
 
@@ -86,7 +98,7 @@ class OracleReference:
     def __init__(self, config: SMConfig, view: str) -> None:
         self.c, self.W, self.view = config, config.warps, view
         self.B, self.P = config.ibuffer, config.pipe - 1
-        self.pol = ref_policy(config.issue_policy)
+        self.pol = _bound_policy(config)
         self.swas = config.design == "swas"
         self.name = f"{view}-{self.pol.name}"
 
@@ -126,7 +138,7 @@ class OracleReference:
         elig = [self.eligible(A, d, w) for w in range(self.W)]
         keys = [self.occupancy(A, d, w) for w in range(self.W)]
         choice = self.pol.choose(A, _pol_state(r), elig, keys)
-        nxt = self.pol.next(A, _pol_state(r), choice, self.W)
+        nxt = self.pol.next(A, _pol_state(r), choice, self.W, elig)
         return {**{f"pol.{k}": v for k, v in nxt.items()}, "o.w": choice,
                 **{f"o.{f}": v for f, v in _bubble(A).items()}}
 
@@ -146,7 +158,7 @@ class AnalysisMachine:
 
     def __init__(self, config: SMConfig) -> None:
         self.c, self.W, self.B = config, config.warps, config.ibuffer
-        self.pol = ref_policy(config.issue_policy)
+        self.pol = _bound_policy(config)
         self.lat = [config.latency[c] for c in CLASSES]
         self.name = f"analysis-{self.pol.name}"
 
@@ -192,14 +204,15 @@ class AnalysisMachine:
             ok = A.and_(ok, A.or_(A.not_(A.eq(head["cls"], A.const(CLASS_INDEX[c]))), A.eq(r[f"u.{c}"], A.const(0))))
         return ok
 
-    def choice(self, A: Any, r: Mapping[str, Any]) -> Any:
+    def choice(self, A: Any, r: Mapping[str, Any], elig: list[Any] | None = None) -> Any:
         """The warp the reference policy issues (every warp holds ``ibuffer`` items: Icount ties)."""
-        elig = [self.eligible(A, r, w) for w in range(self.W)]
+        elig = [self.eligible(A, r, w) for w in range(self.W)] if elig is None else elig
         return self.pol.choose(A, _pol_state(r), elig, [A.const(self.B)] * self.W)
 
     def step(self, A: Any, r: Mapping[str, Any], i: Mapping[str, Any], d: Mapping[str, Any] | None = None) -> State:
         """One cycle; the issuing warp also fetches (SWaS), and ``i`` is its next program instruction."""
-        iw = self.choice(A, r)
+        elig = [self.eligible(A, r, w) for w in range(self.W)]
+        iw = self.choice(A, r, elig)
         heads = [self._q(r, w, 0) for w in range(self.W)]
         issued = {f: _at(A, [h[f] for h in heads], iw, _bubble(A)[f]) for f in INSTR}
         out: State = {}
@@ -208,7 +221,7 @@ class AnalysisMachine:
         for c in self.c.unpipelined:
             busy = A.eq(issued["cls"], A.const(CLASS_INDEX[c]))
             out[f"u.{c}"] = A.ite(busy, A.const(self.c.latency[c] - 1), _countdown(A, r[f"u.{c}"]))
-        out.update({f"pol.{k}": v for k, v in self.pol.next(A, _pol_state(r), iw, self.W).items()})
+        out.update({f"pol.{k}": v for k, v in self.pol.next(A, _pol_state(r), iw, self.W, elig).items()})
         return {**out, "o.w": iw, "o.f": iw, **{f"o.{f}": issued[f] for f in INSTR}}
 
     def _warp(self, A: Any, r: Mapping[str, Any], i: Mapping[str, Any], w: int, me: Any) -> State:

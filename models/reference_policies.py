@@ -72,7 +72,11 @@ class RefPolicy:
             elig = [A.and_(e, A.eq(r, A.const(0))) for e, r in zip(elig, ranks)]
         return pick(A, ranks, elig, keys if self.uses_keys else None)
 
-    def next(self, A: Any, st: RefState, chosen: Any, n: int) -> RefState:
+    def fields(self, n: int) -> list[tuple[str, int, int]]:
+        """The state's fields as (name, lowest, highest)."""
+        return [("turn" if self.strict else "last", 0, n - 1)]
+
+    def next(self, A: Any, st: RefState, chosen: Any, n: int, elig: Sequence[Any] = ()) -> RefState:
         """The state after a cycle in which ``chosen`` (-1: nobody) issued."""
         if self.strict:
             t = st["turn"]
@@ -103,8 +107,79 @@ REF_POLICIES: dict[str, RefPolicy] = {p.name: p for p in [
 ]}
 
 
-def ref_policy(name: str) -> RefPolicy:
-    """The reference policy called ``name``, or a ConfigError listing the known ones."""
+class QawsReference:
+    """QAWS (Singh et al., Alg. 1) as ranks: the front group's warps first, greedy then oldest in each group.
+
+    State: ``last`` (the warp issued last), ``grp`` (the group that had
+    priority last cycle; -1 before any issue), ``c0``/``c1`` (context switches
+    counted in each group).  Group 0 holds the kernels of the larger budget.
+    A stall of ``last`` while another warp of its group is eligible is a
+    context switch; at the group's budget its count goes back to 0 and the
+    other group has priority.  One budget for all warps: greedy then oldest.
+    """
+
+    strict, uses_keys = False, False
+
+    def __init__(self, kernel_of_warp: Sequence[int], budgets: Sequence[int]) -> None:
+        self.name = "qaws"
+        per_warp = [budgets[k] for k in kernel_of_warp] if budgets else []
+        top = max(per_warp, default=0)
+        self.team = [0 if b == top else 1 for b in per_warp]  # the warp's group
+        self.limit = [top, min(per_warp, default=0)]
+        self.two = len(set(per_warp)) == 2
+
+    def fields(self, n: int) -> list[tuple[str, int, int]]:
+        """The state's fields as (name, lowest, highest)."""
+        more = [("grp", -1, 1), ("c0", 0, self.limit[0]), ("c1", 0, self.limit[1])] if self.two else []
+        return [("last", 0, n - 1)] + more
+
+    def init(self, A: Any, n: int) -> RefState:
+        return {"last": A.const(0), **({"grp": A.const(-1), "c0": A.const(0), "c1": A.const(0)} if self.two else {})}
+
+    def _plan(self, A: Any, st: RefState, elig: Sequence[Any]) -> tuple[Any, Any, Any, Any]:
+        """(priority group now, group that led last cycle, a counted context switch, the budget is used up)."""
+        lead = A.ite(A.lt(st["grp"], A.const(0)), A.const(0), st["grp"])
+        stalled, mates = A.const(False), A.const(False)
+        for w, e in enumerate(elig):
+            mine = A.eq(lead, A.const(self.team[w]))
+            stalled = A.or_(stalled, A.and_(mine, A.eq(st["last"], A.const(w)), A.not_(e)))
+            mates = A.or_(mates, A.and_(mine, e))
+        switch = A.and_(A.not_(A.lt(st["grp"], A.const(0))), stalled, mates)
+        count = A.ite(A.eq(lead, A.const(0)), st["c0"], st["c1"])
+        used = A.not_(A.lt(count, A.ite(A.eq(lead, A.const(0)), A.const(self.limit[0]), A.const(self.limit[1]))))
+        prio = A.ite(A.and_(switch, used), A.ite(A.eq(lead, A.const(0)), A.const(1), A.const(0)), lead)
+        return prio, lead, switch, used
+
+    def choose(self, A: Any, st: RefState, elig: Sequence[Any], keys: Sequence[Any]) -> Any:
+        """The warp this policy issues among ``elig`` (-1: none)."""
+        n = len(elig)
+        prio = self._plan(A, st, elig)[0] if self.two else A.const(0)
+        team = self.team if self.two else [0] * n
+        ranks = [A.add(A.ite(A.eq(prio, A.const(team[w])), A.const(0), A.const(2 * n)),
+                       _greedy(A, st["last"], w, n, _oldest(A, w))) for w in range(n)]
+        return pick(A, ranks, elig)
+
+    def next(self, A: Any, st: RefState, chosen: Any, n: int, elig: Sequence[Any] = ()) -> RefState:
+        """The state after a cycle in which ``chosen`` (-1: nobody) issued among ``elig``."""
+        idle = A.lt(chosen, A.const(0))
+        out = {"last": A.ite(idle, st["last"], chosen)}
+        if not self.two:
+            return out
+        prio, lead, switch, used = self._plan(A, st, elig)
+        team_of = A.const(-1)
+        for w in range(n):
+            team_of = A.ite(A.eq(chosen, A.const(w)), A.const(self.team[w]), team_of)
+        out["grp"] = A.ite(A.lt(st["grp"], A.const(0)), team_of, prio)
+        for g in (0, 1):
+            bump = A.ite(used, A.const(0), A.add(st[f"c{g}"], A.const(1)))
+            out[f"c{g}"] = A.ite(A.and_(switch, A.eq(lead, A.const(g))), bump, st[f"c{g}"])
+        return out
+
+
+def ref_policy(name: str, kernel_of_warp: Sequence[int] = (), budgets: Sequence[int] = ()) -> Any:
+    """The reference policy called ``name`` (QAWS bound to the kernels' budgets), or a ConfigError."""
+    if name == "qaws":
+        return QawsReference(kernel_of_warp, budgets)
     if name not in REF_POLICIES:
-        raise ConfigError(f"no reference policy {name!r}; known: {', '.join(REF_POLICIES)}")
+        raise ConfigError(f"no reference policy {name!r}; known: {', '.join([*REF_POLICIES, 'qaws'])}")
     return REF_POLICIES[name]

@@ -14,6 +14,7 @@ DEEP = {"suspension-short", "suspension-long", "no-nop-on-miss", "refetch-may-mi
 def _prove(name: str, warps: int, tmp_path, timeout: float = 300):
     m = MUTANTS[name]
     cfg = SMConfig(warps=warps, design="swas", issue_policy=m.policy or "gtlrr", check_buffer=False)
+    cfg = cfg.with_(**dict(m.config))
     job = ProveJob(cfg, "", "auto", 0, timeout, str(tmp_path / f"{name}.json"), design=m.make(cfg))
     return m, prove_job(job)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from warpcheck.models.config import SMConfig
-from warpcheck.models.policies import POLICIES, Policy
+from warpcheck.models.policies import POLICIES, ptr_policy
 from warpcheck.verify.parametric import picks_only_eligible, projection_holds, prove_parametric
 
 
@@ -38,7 +38,7 @@ def test_every_policy_picks_only_eligible_warps(policy):
 
 
 def test_a_policy_that_ignores_eligibility_is_caught(monkeypatch):
-    blind = Policy("blind", "always warp 0", lambda A, ptr, elig, keys: A.const(0), lambda A, p, c, n: p)
+    blind = ptr_policy("blind", "always warp 0", lambda A, ptr, elig, keys: A.const(0), lambda A, p, c, n: p)
     monkeypatch.setitem(POLICIES, "blind", blind)
     assert not picks_only_eligible("blind", 2)
 

@@ -5,17 +5,18 @@ import pytest
 
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.policies import POLICIES, check_policy
+from warpcheck.models.policies import POLICIES, PolicyContext, check_policy
 
 T, F = True, False
 
 
 def sequence(name, eligs, keys=None, ptr=0):
     """The choices of a policy over a list of eligibility vectors."""
-    p, out = POLICIES[name], []
+    p, out, st = POLICIES[name], [], {"ptr": ptr}
+    ctx = PolicyContext(len(eligs[0]))
     for k, elig in enumerate(eligs):
-        c = p.choose(A, ptr, elig, (keys or [[0] * len(elig)] * len(eligs))[k])
-        ptr = p.update(A, ptr, c, len(elig))
+        c = p.choose(A, st, elig, (keys or [[0] * len(elig)] * len(eligs))[k], ctx)
+        st = p.update(A, st, c, elig, ctx)
         out.append(c)
     return out
 

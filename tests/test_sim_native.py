@@ -61,3 +61,8 @@ def test_cache_dir_keeps_the_generated_module_and_gives_the_same_figures(tmp_pat
     assert (first == again).all() and len(list(tmp_path.glob("warpcheck_native_*.py"))) == 1
     monkeypatch.delenv(native.CACHE_ENV)
     assert (native.NativeFrontEnd(fe).run(sources_for(wls, 1, 4), 10_000) == first).all()
+
+
+@pytest.mark.slow
+def test_native_equals_reference_qaws_two_kernels():
+    _check(SMConfig(warps=4, design="swas", issue_policy="qaws", kernel_of_warp=(0, 0, 1, 1), budgets=(1, 4)), 0.15, 3000)

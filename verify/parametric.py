@@ -32,7 +32,7 @@ from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend import FIELDS, FrontEnd
 from warpcheck.models.open_warp import OpenWarp
 from warpcheck.models.reference_frontend import OracleReference
-from warpcheck.models.policies import POLICIES
+from warpcheck.models.policies import POLICIES, PolicyContext
 from warpcheck.verify.engines import Deadline, kinduction
 from warpcheck.verify.result import Result, Status
 
@@ -53,16 +53,17 @@ def component(config: SMConfig, prop: str, timeout: float | None) -> Result:
 
 def picks_only_eligible(policy: str, warps: int, timeout_ms: int | None = None) -> bool | None:
     """Step 2: for every scheduler state, eligibility and keys, the choice is -1 or an eligible warp (None: unknown)."""
-    A, p = Z3Algebra(), POLICIES[policy]
-    ptr = A.var("ptr", "int")
+    A, p, ctx = Z3Algebra(), POLICIES[policy], PolicyContext(warps)
+    fields = p.fields(ctx)
+    st = {f.name: A.var(f.name, "int") for f in fields}
     elig = [A.var(f"e{w}", "bool") for w in range(warps)]
     keys = [A.var(f"k{w}", "int") for w in range(warps)]
-    c = p.choose(A, ptr, elig, keys)
+    c = p.choose(A, st, elig, keys, ctx)
     ok = A.or_(A.eq(c, A.const(-1)), A.and_(A.le(A.const(0), c), A.lt(c, A.const(warps)), A.select(elig, c)))
     s = z3.Solver()
     if timeout_ms is not None:
         s.set("timeout", timeout_ms)
-    s.add(0 <= term(ptr), term(ptr) < warps, z3.Not(term(ok)))
+    s.add(*[z3.And(f.lo <= term(st[f.name]), term(st[f.name]) <= f.hi) for f in fields], z3.Not(term(ok)))
     r = s.check()
     return None if r == z3.unknown else r == z3.unsat
 
@@ -75,13 +76,13 @@ def _project(fe: FrontEnd, A: Any, s: dict, w: int) -> dict:
         out[f"p{k}.w"] = A.const(0)
         out.update({f"p{k}.{f}": s[f"p{k}.{f}"] for f in FIELDS})
     out.update({k: v for k, v in s.items() if k.startswith("u.")})
-    out["is.ptr"] = A.const(0)
+    out["is.ptr"] = A.const(0)  # OpenWarp's scheduler state (it has no kernels: a pointer)
     return out
 
 
 def _same(ow: OpenWarp, a: dict, b: dict) -> z3.BoolRef:
     """Equal as seen by the warp: its fields, its pipe slots' validity, and their contents when valid."""
-    eqs = [term(a[k]) == term(b[k]) for k in a if not k.startswith("p") and k != "is.ptr"]
+    eqs = [term(a[k]) == term(b[k]) for k in a if not k.startswith(("p", "is."))]
     for k in range(ow.P):
         v = f"p{k}.v"
         eqs.append(term(a[v]) == term(b[v]))
@@ -123,6 +124,9 @@ def prove_parametric(config: SMConfig, prop: str = "oracle", max_w: int = 32, ma
     if prop not in VIEWS:
         raise ConfigError(f"--all-warps proves property 'oracle' or 'ideal', not {prop!r}; "
                           "prove 'exact' for a given --warps W")
+    if config.budgets:
+        raise ConfigError(f"the parametric proof is for SMs without kernel budgets (got budgets = {list(config.budgets)!r}); "
+                          "prove a concrete --warps W for qaws with two kernels")
     if config.design != "swas":
         raise ConfigError(f"the parametric proof is for design 'swas' (got {config.design!r}); "
                           "the baseline does not follow its policy even at W = 1")

@@ -12,8 +12,8 @@ from typing import Any, Callable
 import z3
 
 from warpcheck.encodings.z3_algebra import Z3BVAlgebra, term
-from warpcheck.models.policies import POLICIES
-from warpcheck.models.reference_policies import REF_POLICIES
+from warpcheck.models.policies import POLICIES, PolicyContext
+from warpcheck.models.reference_policies import ref_policy
 from warpcheck.verify.result import Status
 
 Link = Callable[[Any, Any, dict[str, Any], int], Any]
@@ -27,31 +27,51 @@ LINKS: dict[str, Link] = {  # how the model's pointer reads in the reference's s
 }
 
 
-def _check(policy: str, warps: int, link: Link, timeout_ms: int | None) -> z3.CheckSatResult:
-    A, model, ref = Z3BVAlgebra(16), POLICIES[policy], REF_POLICIES[policy]
-    ptr = A.var("ptr", "int")
+def default_context(policy: str, warps: int) -> PolicyContext:
+    """The context a policy is checked in; for QAWS two kernels (first half of the warps: budget 1, the rest: 3)."""
+    if policy != "qaws" or warps < 2:
+        return PolicyContext(warps)
+    half = (warps + 1) // 2
+    return PolicyContext(warps, tuple(0 if w < half else 1 for w in range(warps)), (1, 3))
+
+
+def _same_fields(A: Any, st: dict[str, Any], rst: dict[str, Any]) -> Any:
+    """The fields both records name (beyond the pointer) are equal."""
+    return A.and_(A.true, *[A.eq(v, rst[k]) for k, v in st.items() if k != "ptr" and k in rst])
+
+
+def _check(policy: str, ctx: PolicyContext, link: Link, timeout_ms: int | None) -> z3.CheckSatResult:
+    warps = ctx.warps
+    A, model, ref = Z3BVAlgebra(16), POLICIES[policy], ref_policy(policy, ctx.kernel_of_warp, ctx.budgets)
+    fields = model.fields(ctx)
+    mst = {f.name: A.var(f"model.{f.name}", "int") for f in fields}
     st = {k: A.var(f"ref.{k}", "int") for k in ref.init(A, warps)}
     elig = [A.var(f"e{w}", "bool") for w in range(warps)]
     keys = [A.var(f"k{w}", "int") for w in range(warps)]
-    c = model.choose(A, ptr, elig, keys)
-    same = A.and_(A.eq(c, ref.choose(A, st, elig, keys)),
-                  link(A, model.update(A, ptr, c, warps), ref.next(A, st, c, warps), warps))
+    c = model.choose(A, mst, elig, keys, ctx)
+    nm, nr = model.update(A, mst, c, elig, ctx), ref.next(A, st, c, warps, elig)
+    linked = lambda m, r: A.and_(link(A, m["ptr"], r, warps), _same_fields(A, m, r))
+    same = A.and_(A.eq(c, ref.choose(A, st, elig, keys)), linked(nm, nr))
     s = z3.SolverFor("QF_BV")
     if timeout_ms:
         s.set("timeout", timeout_ms)
-    rng = [z3.And(0 <= term(v), term(v) < warps) for v in [ptr, *st.values()]]
-    s.add(*rng, *[z3.And(0 <= term(k), term(k) < 64) for k in keys], term(link(A, ptr, st, warps)),
+    rng = [z3.And(f.lo <= term(mst[f.name]), term(mst[f.name]) <= f.hi) for f in fields]
+    rng += [z3.And(lo <= term(st[k]), term(st[k]) <= hi) for k, lo, hi in ref.fields(warps)]
+    s.add(*rng, *[z3.And(0 <= term(k), term(k) < 64) for k in keys], term(linked(mst, st)),
           z3.Not(term(same)))
     return s.check()
 
 
-def policy_agrees(policy: str, warps: int, timeout_ms: int | None = None) -> tuple[Status, str]:
+def policy_agrees(policy: str, warps: int, timeout_ms: int | None = None,
+                  ctx: PolicyContext | None = None) -> tuple[Status, str]:
     """PASS with the link that makes the model policy equal its reference at ``warps`` warps, or why not."""
+    ctx = ctx or default_context(policy, warps)
+    strict = ref_policy(policy, ctx.kernel_of_warp, ctx.budgets).strict
     verdicts = []
     for name, link in LINKS.items():
-        if name == "ptr=turn" and not REF_POLICIES[policy].strict or name != "ptr=turn" and REF_POLICIES[policy].strict:
+        if name == "ptr=turn" and not strict or name != "ptr=turn" and strict:
             continue
-        r = _check(policy, warps, link, timeout_ms)
+        r = _check(policy, ctx, link, timeout_ms)
         if r == z3.unsat:
             return Status.PASS, name
         verdicts.append(r)
