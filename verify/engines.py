@@ -49,11 +49,13 @@ def _solver(deadline: Deadline, u: Unrolling) -> z3.Solver:
     return s
 
 
-def _check(s: z3.Solver, deadline: Deadline, *assumptions: z3.BoolRef) -> z3.CheckSatResult:
+def _check(s: z3.Solver, deadline: Deadline, assumption: z3.BoolRef, cap: float | None = None) -> z3.CheckSatResult:
+    """Check under one assumption within the deadline (and within ``cap`` seconds if given)."""
     ms = deadline.left_ms()
-    if ms is not None:
-        s.set("timeout", ms)
-    return s.check(*assumptions)
+    if cap is not None:
+        ms = int(cap * 1000) if ms is None else min(ms, int(cap * 1000))
+    s.set("timeout", ms if ms is not None else 4294967295)
+    return s.check(assumption)
 
 
 def _gave_up(name: str, depth: int, deadline: Deadline, bounded_pass: int, why: str) -> Result:
@@ -105,11 +107,14 @@ def _bmc_rest(s: z3.Solver, u: Unrolling, prop: Prop, clean: int, depth: int, dl
     for k in range(clean, depth):
         s.add(u.trans(k))
     viol = {k: z3.Not(u.holds(prop, k)) for k in range(clean + 1, depth + 1)}
-    hi, found = depth, None
+    hi, found, budget = depth, None, None
     while hi > clean:
         any_bad = z3.Bool(f"b.upto{hi}")
         s.add(z3.Implies(any_bad, z3.Or([viol[k] for k in range(clean + 1, hi + 1)])))
-        r = _check(s, dl, any_bad)
+        t0 = time.monotonic()
+        r = _check(s, dl, any_bad, budget)
+        if budget is None:  # shortening gets a few times what finding took, not the whole deadline
+            budget = max(5.0, 3 * (time.monotonic() - t0))
         if progress:
             progress(f"bmc: a violation between depth {clean + 1} and {hi}? {r}")
         if r != z3.sat:
