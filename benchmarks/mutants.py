@@ -24,6 +24,7 @@ from warpcheck.models.mutants import MUTANTS, Mutant
 def run_one(m: Mutant, warps: int, prop: str, timeout: float, out: Path) -> dict:
     """Prove one mutant and say whether the verdict is the expected one."""
     cfg = SMConfig(warps=warps, design="swas", issue_policy=m.policy or "gtlrr", check_buffer=False)
+    cfg = cfg.with_(**dict(m.config))  # e.g. the kernels and budgets a QAWS bug needs
     job = ProveJob(cfg, prop, "auto", 0, timeout, str(out / f"{m.name}.json"), design=m.make(cfg))
     t = time.monotonic()
     o = prove_job(job)

@@ -26,15 +26,26 @@ class Instr:
     dep: bool = False
     taken: bool = False
     miss: bool = False
+    refetch_misses: int = 0  # misses of its refetches too (only a broken design lets a refetch miss)
+
+    @property
+    def misses(self) -> int:
+        """How many fetches of this instruction miss before one hits."""
+        return int(self.miss) + self.refetch_misses
 
     def to_json(self) -> dict[str, Any]:
-        return {"cls": self.cls, "dep": self.dep, "taken": self.taken, "miss": self.miss}
+        out = {"cls": self.cls, "dep": self.dep, "taken": self.taken, "miss": self.miss}
+        return {**out, "refetch_misses": self.refetch_misses} if self.refetch_misses else out
 
     @staticmethod
     def from_json(d: Mapping[str, Any], where: str) -> "Instr":
         if not isinstance(d, Mapping) or d.get("cls") not in CLASS_INDEX:
             raise InputFileError(f"{where}: instruction {d!r} needs a 'cls' among {', '.join(CLASSES)}")
-        return Instr(d["cls"], bool(d.get("dep", False)), bool(d.get("taken", False)), bool(d.get("miss", False)))
+        again = d.get("refetch_misses", 0)
+        if not isinstance(again, int) or isinstance(again, bool) or again < 0:
+            raise InputFileError(f"{where}: refetch_misses = {again!r}; it must be an integer >= 0")
+        return Instr(d["cls"], bool(d.get("dep", False)), bool(d.get("taken", False)), bool(d.get("miss", False)),
+                     again)
 
     def short(self) -> str:
         """Compact text, e.g. 'fadd^' (dependent), 'branch>' (taken), 'mem!' (missed)."""
@@ -58,7 +69,7 @@ class StreamBook:
 
     def __init__(self, fe: FrontEnd, fetch_choice: Callable[[Mapping[str, Any]], int] | None = None) -> None:
         self.fe = fe
-        self.missed = [False] * fe.W  # the pending element's first fetch already missed
+        self.missed = [0] * fe.W  # how many fetches of the pending element have missed
         self._choice = fetch_choice  # another interpretation of fe.fetch_choice (e.g. compiled)
 
     def fetcher(self, s: Mapping[str, Any], A: Any) -> int | None:
@@ -68,5 +79,6 @@ class StreamBook:
             return None
         return fw
 
-    def forced_hit(self, s: Mapping[str, Any], fw: int) -> bool:
-        return bool(s[f"w{fw}.refetch"])
+    def hits(self, s: Mapping[str, Any], fw: int, asked: bool, A: Any) -> bool:
+        """Whether the design's fetch hits when the I-cache answers ``asked`` (a refetch may be forced to hit)."""
+        return bool(self.fe.hits(A, dict(s), {"f.hit": asked}, fw))

@@ -49,12 +49,13 @@ class Feeder:
         if fw is None:  # no fetch, or a wrong-path fetch: its content is never issued
             return {"f.cls": 1, "f.dep": False, "f.tk": False, "f.hit": True}
         ins = self.source(fw, self.pos[fw])
-        hit = self.book.forced_hit(s, fw) or not ins.miss or self.book.missed[fw]
-        if hit:
+        asked = self.book.missed[fw] >= ins.misses  # the I-cache's answer to this fetch
+        if self.book.hits(s, fw, asked, A):
             self.pos[fw] += 1
-            self.book.missed[fw] = False
+            self.book.missed[fw] = 0
         else:
-            self.book.missed[fw] = True
+            self.book.missed[fw] += 1
+        hit = asked
         return {"f.cls": ins.fields()["cls"], "f.dep": ins.dep, "f.tk": ins.taken, "f.hit": hit}
 
 

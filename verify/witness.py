@@ -54,14 +54,15 @@ def from_trace(fe: FrontEnd, trace: Trace, prop: str, prologue: int = 0) -> Witn
         fw = book.fetcher(s, A)
         if fw is None:
             continue
-        if i["f.hit"] or book.forced_hit(s, fw):
-            streams[fw].append(Instr(**{**instr_of(i, "f").__dict__, "miss": book.missed[fw]}))
-            book.missed[fw] = False
+        n = book.missed[fw]
+        if book.hits(s, fw, i["f.hit"], A):
+            streams[fw].append(Instr(**{**instr_of(i, "f").__dict__, "miss": n > 0, "refetch_misses": max(0, n - 1)}))
+            book.missed[fw] = 0
         else:
-            book.missed[fw] = True
-    for w in range(fe.W):  # a miss whose refetch lies beyond the trace
-        if book.missed[w]:
-            streams[w].append(Instr(FILLER.cls, miss=True))
+            book.missed[fw] += 1
+    for w, n in enumerate(book.missed):  # a miss whose refetch lies beyond the trace
+        if n:
+            streams[w].append(Instr(FILLER.cls, miss=True, refetch_misses=n - 1))
     ibuf = [[instr_of(trace.states[0], f"w{w}.b{j}") for j in range(fe.B)] for w in range(fe.W)]
     # the issue record of cycle t is read in state t + 1: the violation is at the last cycle stepped
     return Witness(fe.c, ibuf, streams, prop, cycle=len(trace.inputs) - 1, prologue=prologue)
