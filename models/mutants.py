@@ -116,7 +116,12 @@ class FlushDrops(FrontEnd):
 class _PatchWarp(FrontEnd):
     """Patches one field of a warp's next state."""
 
-    field = ""
+    field, delta = "", 0
+
+    def state_vars(self) -> list[Any]:
+        """A counter that may run one past its range (delta > 0) gets the room in its declared range."""
+        grow = max(self.delta, 0)
+        return [replace(v, hi=v.hi + grow) if v.name.endswith(f".{self.field}") else v for v in super().state_vars()]
 
     def patch(self, A: Any, s: State, w: int, new: Any, cycle: tuple[Any, ...], head: dict[str, Any]) -> Any:
         return new
@@ -143,9 +148,6 @@ class SuspensionShort(_MissCount):
 class SuspensionLong(_MissCount):
     delta = 1
 
-    def state_vars(self) -> list[Any]:
-        return [replace(v, hi=v.hi + 1) if v.name.endswith(".miss") else v for v in super().state_vars()]
-
 
 class _Scoreboard(_PatchWarp):
     field, delta = "sb", 0
@@ -164,9 +166,6 @@ class ScoreboardShort(_Scoreboard):
 
 class ScoreboardLong(_Scoreboard):
     delta = 1
-
-    def state_vars(self) -> list[Any]:
-        return [replace(v, hi=v.hi + 1) if v.name.endswith(".sb") else v for v in super().state_vars()]
 
 
 class ExitNotFinal(_PatchWarp):

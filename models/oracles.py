@@ -10,15 +10,15 @@ with another view of which warps are eligible:
   I-cache miss (1 + miss_latency + t_fetch + t_decode cycles) or a taken
   branch (1 + t_fetch + t_decode cycles), where the real eligibility is used.
   A choice that differs from osched2's is a scheduling *error*.
-- ``ideal``: the machine a static analysis would use: instructions are always
-  there, and the predictable stalls the design itself enforces (the SWaS
-  suspension after a miss) are kept.  Stronger than osched2.
+
+These are the simulator's metrics (discrepancies, errors), computed with the
+model's own policy.  The proofs never use them: their references are written
+apart from the model in ``models/reference_frontend.py``.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
-from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend import FrontEnd
 from warpcheck.models.ts import State
 
@@ -40,11 +40,6 @@ def osched2_eligible(fe: FrontEnd, A: Any, s: State) -> list[Any]:
     return [A.ite(A.lt(A.const(0), s[f"w{w}.win"]), real[w], _assumed(fe, A, s, w)) for w in range(fe.W)]
 
 
-def ideal_eligible(fe: FrontEnd, A: Any, s: State) -> list[Any]:
-    """Which warps the idealised machine (instructions always there) deems eligible."""
-    return [A.and_(_assumed(fe, A, s, w), A.not_(fe.suspended(A, s, w))) for w in range(fe.W)]
-
-
 def osched1_choice(fe: FrontEnd, A: Any, s: State) -> Any:
     """The warp osched1 would issue in state ``s``."""
     return fe.choose(A, s, osched1_eligible(fe, A, s))
@@ -53,24 +48,3 @@ def osched1_choice(fe: FrontEnd, A: Any, s: State) -> Any:
 def osched2_choice(fe: FrontEnd, A: Any, s: State) -> Any:
     """The warp osched2 would issue in state ``s``."""
     return fe.choose(A, s, osched2_eligible(fe, A, s))
-
-
-def ideal_choice(fe: FrontEnd, A: Any, s: State) -> Any:
-    """The warp the idealised machine would issue."""
-    return fe.choose(A, s, ideal_eligible(fe, A, s))
-
-
-ORACLES: dict[str, Callable[[FrontEnd, Any, State], Any]] = {
-    "osched1": osched1_choice, "osched2": osched2_choice, "ideal": ideal_choice}
-
-
-def oracle(name: str) -> Callable[[FrontEnd, Any, State], Any]:
-    """The oracle called ``name``."""
-    if name not in ORACLES:
-        raise ConfigError(f"unknown oracle {name!r}; known oracles: {', '.join(ORACLES)}")
-    return ORACLES[name]
-
-
-# The reference scheduler of each front-end property (see verify/properties.py).
-REFERENCE = {"oracle": osched2_choice, "ideal": ideal_choice}
-REFERENCE_ELIGIBLE = {"oracle": osched2_eligible, "ideal": ideal_eligible}

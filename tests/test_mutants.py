@@ -49,3 +49,13 @@ def test_the_suite_covers_the_classes_of_bugs_the_issue_names():
     kinds = {m.breaks.split(":")[0].split(" ")[0] for m in MUTANTS.values()}
     assert {"issue", "readiness", "miss", "fetch", "branch", "timing", "scoreboard", "units", "policy"} <= kinds
     assert len(MUTANTS) >= 25
+
+
+def test_a_witness_instruction_keeps_how_often_its_refetch_missed():
+    from warpcheck.models.errors import InputFileError
+    from warpcheck.models.stream import Instr
+    ins = Instr("fadd", miss=True, refetch_misses=2)
+    assert Instr.from_json(ins.to_json(), "w") == ins and ins.misses == 3
+    assert "refetch_misses" not in Instr("int", miss=True).to_json()  # version-2 files stay as they were
+    with pytest.raises(InputFileError, match="refetch_misses = -1; it must be an integer >= 0"):
+        Instr.from_json({"cls": "int", "refetch_misses": -1}, "w")
