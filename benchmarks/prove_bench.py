@@ -42,7 +42,7 @@ def median_of(args: list[str], repeat: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--warps", type=int, nargs="+", default=[2, 4, 8, 16, 32])
+    ap.add_argument("--warps", type=int, nargs="*", default=[2, 4, 8, 16, 32])
     ap.add_argument("--cex-warps", type=int, nargs="+", default=[4, 32])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--policies", nargs="+", default=list(POLICIES))

@@ -1,6 +1,7 @@
 """What the front-end verbs do, as functions returning plain outcomes (shared by CLI, demo and jobs)."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -14,11 +15,13 @@ from warpcheck.sim.replay import Replay, changes_only, replay, side_by_side
 from warpcheck.sim.vcd import write_vcd
 from warpcheck.verify import witness as wit
 from warpcheck.verify.engines import engine
+from warpcheck.verify.lift import SMALL, lift_violation
 from warpcheck.verify.parametric import prove_parametric
 from warpcheck.verify.properties import default_property, get_property
 from warpcheck.verify.result import Result, Status
 
 Progress = Callable[[str], None] | None
+LIFT_BUDGET = 15.0  # seconds for the small-W search before the full-size engine runs
 
 
 @dataclass
@@ -106,11 +109,31 @@ class ProveOutcome:
 def _engine_run(job: ProveJob, progress: Progress) -> Result:
     if job.all_warps:
         return prove_parametric(job.config, job.prop, timeout=job.timeout)
+    lifted = _lifted(job)
+    if lifted is not None:
+        return lifted
     ts = get_property(job.prop).checked(job.design or FrontEnd(job.config))
     if job.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
         pts = Prologue(ts, job.prologue + 1)
         return engine(job.engine)(pts, pts.guard(ts.agree), job.depth, job.timeout, progress=progress)
     return engine(job.engine)(ts, ts.agree, job.depth, job.timeout, progress=progress)
+
+
+def _lifted(job: ProveJob) -> Result | None:
+    """For the baseline at many warps: a violation found at a few warps and confirmed at all of them."""
+    if job.engine not in ("auto", "bmc") or job.design is not None or job.prologue or job.config.design != "baseline":
+        return None
+    t0 = time.monotonic()
+    cap = LIFT_BUDGET if job.timeout is None else min(LIFT_BUDGET, job.timeout / 2)
+    got = lift_violation(job.config, get_property(job.prop).checked, job.depth, cap)
+    if got is None:
+        if job.timeout is not None:
+            job.timeout = max(job.timeout - (time.monotonic() - t0), 0.001)
+        return None
+    trace, frame = got
+    return Result(Status.FAIL, f"{job.engine}:lift", frame, seconds=time.monotonic() - t0, trace=trace,
+                  message=f"violation found at {SMALL} warps and confirmed by a concrete run at "
+                          f"{job.config.warps}; shorter ones not excluded")
 
 
 def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:

@@ -113,3 +113,28 @@ def test_swas_stays_proved_with_a_prologue():
     ts = Prologue(checked, 5)
     r = kinduction(ts, ts.guard(checked.agree), 3)
     assert r.label == "PASS (unbounded)"
+
+
+
+def test_a_baseline_counterexample_at_few_warps_is_lifted_to_many_and_replays(tmp_path):
+    from warpcheck.cli.frontend_run import ProveJob, prove_job
+    cfg = SMConfig(warps=8, design="baseline", fetch_policy="lrr", issue_policy="lrr")
+    out = prove_job(ProveJob(cfg, witness_path=str(tmp_path / "w.json")))
+    assert out.result.status.value == "FAIL" and out.result.engine == "auto:lift"
+    assert len(out.result.trace.states[0]) == len(get_property("oracle").checked(FrontEnd(cfg)).state_vars())
+    back = wit.load(tmp_path / "w.json")
+    assert back.config.warps == 8  # a witness of the size asked for, replayed by the simulator
+    again = replay(back.config, back.initial_ibuffer, back.streams, "oracle", out.result.depth + 3)
+    assert again.first_violation == back.cycle == out.result.depth - 1
+
+
+def test_lifting_claims_nothing_without_a_confirming_full_size_run():
+    from dataclasses import replace
+    from warpcheck.verify import lift
+    cfg = SMConfig(warps=6, design="baseline", fetch_policy="lrr", issue_policy="lrr")
+    oracle = get_property("oracle").checked
+    trace, frame = lift.lift_violation(cfg, oracle, 19, 30)
+    assert lift._replay(oracle(FrontEnd(cfg)), trace.params, trace.inputs)[1] == frame
+    swas = replace(cfg, design="swas")  # the same run on SWaS keeps to the oracle: nothing to claim
+    assert lift._replay(oracle(FrontEnd(swas)), trace.params, trace.inputs) is None
+    assert lift.lift_violation(swas, oracle, 19, 30) is None
