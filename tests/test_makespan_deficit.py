@@ -1,5 +1,6 @@
 """Deficit accounting: its bound is never below the exhaustive worst case, and exact when it says so."""
 import json
+import time
 
 from hypothesis import given, settings, strategies as st
 
@@ -18,7 +19,7 @@ def test_deficit_bound_is_sound_and_exact_claims_hold(text, sig, lat, warps):
     k = make_kernel(text, {u: sig if u == "L" else "1" for u in set(text)})
     oracle = worst_case(k, warps).makespan
     for cap in (max(k.sigma_of(u) for u in k.units),):
-        found = bound_with_cap(k, warps, cap)
+        found = bound_with_cap(k, warps, cap, time.monotonic() + 5)  # a rare kernel's graph explodes
         assert found is None or found[0] >= oracle
     r = abstract_search(k, warps, max_cap=2, budget=2)
     assert r.makespan <= oracle and replay(r.schedule).ok and replay(r.schedule).makespan == r.makespan
