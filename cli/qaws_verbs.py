@@ -16,13 +16,16 @@ from warpcheck.cli.frontend_verbs import at_least, positive_seconds
 from warpcheck.cli.kernels_sim import _assignments
 from warpcheck.models.config import DEFAULT_LATENCY, SMConfig
 from warpcheck.models.errors import ConfigError
+from warpcheck.models.frontend import FrontEnd
 from warpcheck.models.qaws_response import StallSpace
 from warpcheck.sim.kernels_run import POLICY_OF
 from warpcheck.sim.qaws_worst import StallRun, exhaustive_worst, replay
+from warpcheck.verify.qaws_switches import prove_switch_bound
 from warpcheck.verify.qaws_wcrt import inversion, worst_response
 from warpcheck.verify.result import EXIT_CODES, Status
 
 NAMES = ("K1", "K2")
+SWITCH_PROPERTY = "while K2 has an eligible warp, K1 switches warps at most {b} time(s) between K2 issues"
 SMALL = {"t_fetch": 1, "t_decode": 1, "ibuffer": 2, "miss_latency": 2}
 SMALL_LATENCY = {"fadd": 2, "fmul": 2, "fmadd": 2, "fcvt": 2, "fdiv": 4, "fsqrt": 4, "mem": 3}
 EXAMPLES = """examples:
@@ -151,6 +154,29 @@ def _print_inversion(rows: list[dict[str, Any]]) -> None:
             print(f"{r['policy']}: no priority inversion found: {r['label']}")
 
 
+def _switches(a: argparse.Namespace) -> int:
+    budgets = {"K1": 1, "K2": 4, **_assignments(a.budget, NAMES, "--budget", 1)}
+    warps = a.warps or (2, 2)
+    if len(warps) != 2 or min(warps) < 1:
+        raise ConfigError(f"--warps {','.join(map(str, warps))} is not two counts >= 1 (K1's, K2's); write e.g. --warps 2,2")
+    if budgets["K1"] >= budgets["K2"]:
+        raise ConfigError(f"--budget K1={budgets['K1']} K2={budgets['K2']}: the bound is about K2 having the larger budget; "
+                          "give K2 the larger one")
+    kow = (0,) * warps[0] + (1,) * warps[1]
+    config = SMConfig(warps=len(kow), design="swas", issue_policy=POLICY_OF[a.policy], kernel_of_warp=kow,
+                      budgets=(budgets["K1"], budgets["K2"]))
+    r = prove_switch_bound(FrontEnd(config), timeout=a.timeout, depth=a.depth)
+    order = [s["o.w"] for s in r.trace.states[1:]] if r.trace else None
+    if a.json:
+        print(json.dumps({"property": SWITCH_PROPERTY.format(b=budgets["K1"]), "policy": a.policy, **r.to_json(),
+                          "label": r.label, "schedule": order}))
+    else:
+        print(f"{a.policy}: {SWITCH_PROPERTY.format(b=budgets['K1'])}: {r.label} ({r.message})")
+        if order is not None:
+            print(f"  schedule (warp issued per cycle, . = none): {_schedule(order)}")
+    return EXIT_CODES[r.status]
+
+
 def _progress(msg: str) -> None:
     print(f"  .. {msg}", file=sys.stderr, flush=True)
 
@@ -208,3 +234,19 @@ def register(sub: Any) -> None:
     _common(i)
     i.add_argument("--depth", type=at_least(1), default=40, help="cycles searched (default 40)")
     i.set_defaults(func=_inversion)
+    b = qs.add_parser("switches", help="prove K2's wait bound in context switches (k-induction)",
+                      description="Prove, for every program and stall pattern, that while some K2 warp is eligible "
+                                  "K1 switches warps (issues a warp other than the K1 warp issued last) at most "
+                                  "b(K1) times before K2 issues again; the SM is the full SWaS front end (defaults "
+                                  "of prove). Under a policy that ignores the budgets (gto) the bound FAILs.",
+                      epilog="examples:\n  warpcheck qaws switches                  # PASS (unbounded)\n"
+                             "  warpcheck qaws switches --policy gto     # FAIL, with the schedule\n\n"
+                             "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR",
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    b.add_argument("--policy", default="qaws", choices=["qaws", "gto", "lrr"], help="default qaws")
+    b.add_argument("--warps", type=_pair, metavar="N1,N2", help="warps of K1 and of K2 (default 2,2)")
+    b.add_argument("--budget", action="append", default=[], metavar="Kn=B", help="QAWS budget (default K1=1, K2=4)")
+    b.add_argument("--depth", type=at_least(1), default=24, help="BMC depth if induction does not close (default 24)")
+    b.add_argument("--timeout", type=positive_seconds, default=600.0, help="seconds (default 600)")
+    b.add_argument("--json", action="store_true", help="print one JSON object")
+    b.set_defaults(func=_switches)

@@ -24,6 +24,7 @@ from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.encodings.unroll import Trace, Unrolling
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.qaws_response import StallSpace
+from warpcheck.models.ts import TransitionSystem
 from warpcheck.verify.engines import cover
 from warpcheck.verify.result import Result, Status
 
@@ -63,7 +64,7 @@ def finish_of(ts: StallSpace, params: dict[str, Any], inputs: list[dict[str, Any
     raise ConfigError(f"kernel K{kernel + 1} did not finish within {limit} cycles")
 
 
-def _replays(ts: StallSpace, trace: Trace) -> bool:
+def trace_replays(ts: TransitionSystem, trace: Trace) -> bool:
     """The solver's run is the simulator's: every state of the trace is what the concrete step gives."""
     s = ts.init(A, trace.params)
     for t, i in enumerate(trace.inputs):
@@ -108,7 +109,7 @@ def worst_response(ts: StallSpace, kernel: int, horizon: int = 400, timeout: flo
             status = Status.TIMEOUT if timeout is not None and time.monotonic() - start >= timeout else Status.UNKNOWN
             return done(status, f"solver gave up; K{kernel + 1} finishes at cycle {best} or later")
         trace = u.trace(solver.model(), best)
-        if not _replays(ts, trace):
+        if not trace_replays(ts, trace):
             return done(Status.ERROR, f"the solver's run to cycle {best} does not replay on the simulator")
         longer, fed = finish_of(ts, trace.params, trace.inputs, kernel)
         if longer <= best:
