@@ -48,9 +48,9 @@ def _stall_space(a: argparse.Namespace, policy: str) -> StallSpace:
     timing = {k: getattr(a, k) if getattr(a, k) is not None else v for k, v in SMALL.items()}
     kow = (0,) * warps[0] + (1,) * warps[1]
     config = SMConfig(warps=len(kow), design="swas", issue_policy=POLICY_OF[policy], latency=latency,
-                      unpipelined=(), kernel_of_warp=kow, budgets=(budgets["K1"], budgets["K2"]), **timing)
-    return StallSpace(config, [programs[n] for n in NAMES], [launches[n] for n in NAMES],
-                      misses=not a.no_misses, deps=not a.no_deps, branches=not a.no_branches)
+                      unpipelined=(), kernel_of_warp=kow, budgets=(budgets["K1"], budgets["K2"]),
+                      launches=(launches["K1"], launches["K2"]), **timing)
+    return StallSpace(config, [programs[n] for n in NAMES], misses=not a.no_misses, deps=not a.no_deps, branches=not a.no_branches)
 
 
 def _programs(items: Sequence[str]) -> dict[str, tuple[str, ...]]:

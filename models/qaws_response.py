@@ -12,9 +12,8 @@ the front end ignores (no fetch, a wrong-path fetch, a refetch forced to hit,
 the content of a missed fetch) are pinned to one canonical value, so that an
 exhaustive enumeration of the allowed inputs sees each stall pattern once.
 
-Kernel ``k`` launched at cycle ``L > 0``: its warps start with their
-scoreboard at ``L`` and their first instruction dependent, as in the
-two-kernel simulator; the scoreboard bounds ``L`` by the largest latency - 1.
+Kernel ``k`` is launched at ``config.launches[k]`` (default 0): the front
+end's launch counter keeps its warps from issuing and fetching until then.
 """
 from __future__ import annotations
 
@@ -32,14 +31,14 @@ CANONICAL = {"f.cls": CLASS_INDEX["int"], "f.dep": False, "f.tk": False, "f.hit"
 class StallSpace(FrontEnd):
     """The SWaS front end running one fixed program per kernel, stalls free (misses, dependences, branches)."""
 
-    def __init__(self, config: SMConfig, programs: Sequence[Sequence[str]], launches: Sequence[int],
-                 misses: bool = True, deps: bool = True, branches: bool = True) -> None:
+    def __init__(self, config: SMConfig, programs: Sequence[Sequence[str]], misses: bool = True,
+                 deps: bool = True, branches: bool = True) -> None:
         if config.design != "swas":
             raise ConfigError(f"design {config.design!r}: the response-time search models SWaS only")
         super().__init__(config)
         kow = config.kernel_of_warp or (0,) * config.warps
-        _check(programs, launches, kow, config)
-        self.kow, self.launches = kow, tuple(launches)
+        _check(programs, kow)
+        self.kow, self.launches = kow, config.launches or (0,) * len(programs)
         self.prog = [tuple(CLASS_INDEX[c] for c in programs[k]) + (CLASS_INDEX["exit"],) for k in kow]
         self.misses, self.deps, self.branches = misses, deps, branches
         self.name = f"stalls-{config.design}-{config.issue_policy}-W{config.warps}"
@@ -65,13 +64,11 @@ class StallSpace(FrontEnd):
         for w in range(self.W):
             for j in range(self.B):
                 cls = self.prog[w][j] if j < len(self.prog[w]) else CANONICAL["f.cls"]
-                first_late = j == 0 and self.launches[self.kow[w]] > 0
                 full[f"w{w}.b{j}.cls"] = A.const(cls)
-                full[f"w{w}.b{j}.dep"] = A.true if first_late else p.get(f"w{w}.b{j}.dep", A.false)
+                full[f"w{w}.b{j}.dep"] = p.get(f"w{w}.b{j}.dep", A.false)
                 full[f"w{w}.b{j}.tk"] = p.get(f"w{w}.b{j}.tk", A.false)
         s = super().init(A, full)
         for w in range(self.W):
-            s[f"w{w}.sb"] = A.const(self.launches[self.kow[w]])
             s[f"q{w}"] = A.const(min(self.B, len(self.prog[w])))
         return s
 
@@ -136,17 +133,13 @@ class StallSpace(FrontEnd):
         return {}
 
 
-def _check(programs: Sequence[Sequence[str]], launches: Sequence[int], kow: Sequence[int], config: SMConfig) -> None:
-    """One-line errors for programs, launch cycles and kernels the search cannot take."""
+def _check(programs: Sequence[Sequence[str]], kow: Sequence[int]) -> None:
+    """One-line errors for programs the search cannot take."""
     kernels = max(kow) + 1
-    if len(programs) != kernels or len(launches) != kernels:
-        raise ConfigError(f"{len(programs)} program(s) and {len(launches)} launch cycle(s) for {kernels} kernel(s); "
-                          "give one of each per kernel")
+    if len(programs) != kernels:
+        raise ConfigError(f"{len(programs)} program(s) for {kernels} kernel(s); give one program per kernel")
     for k, prog in enumerate(programs):
         for c in prog:
             if c not in CLASSES or c in ("nop", "exit"):
                 raise ConfigError(f"instruction class {c!r} in the program of K{k + 1} is not allowed; "
                                   f"use one of {', '.join(x for x in CLASSES if x not in ('nop', 'exit'))}")
-    for k, launch in enumerate(launches):
-        if not 0 <= launch <= config.max_latency - 1:
-            raise ConfigError(f"launch cycle of K{k + 1} = {launch} is not allowed; it must be in 0..{config.max_latency - 1}")

@@ -18,8 +18,9 @@ SMALL = {"t_fetch": 1, "t_decode": 1, "ibuffer": 2, "miss_latency": 2, "unpipeli
 
 
 def space(policy: str, programs, kow=(0, 1, 1), budgets=(1, 2), launches=(0, 1), **kw) -> StallSpace:
-    cfg = SMConfig(warps=len(kow), design="swas", issue_policy=policy, kernel_of_warp=kow, budgets=budgets, **SMALL)
-    return StallSpace(cfg, programs, launches, **kw)
+    cfg = SMConfig(warps=len(kow), design="swas", issue_policy=policy, kernel_of_warp=kow, budgets=budgets,
+                   launches=launches, **SMALL)
+    return StallSpace(cfg, programs, **kw)
 
 
 @pytest.mark.parametrize("policy", ["lrr", "gtlo", "qaws"])
@@ -69,8 +70,8 @@ def test_horizon_and_timeout_are_not_proofs():
 def test_bad_programs_and_launches_are_one_line_errors():
     with pytest.raises(ConfigError, match="'exit' in the program of K2"):
         space("qaws", [("int",), ("exit",)])
-    with pytest.raises(ConfigError, match="launch cycle of K2 = 40"):
-        space("qaws", [("int",), ("int",)], launches=(0, 40))
+    with pytest.raises(ConfigError, match="launches\\[1\\] = -1 is not allowed"):
+        space("qaws", [("int",), ("int",)], launches=(0, -1))
 
 
 def test_cli_wcrt_json_is_proved_and_replayed(capsys):
@@ -89,3 +90,29 @@ def test_cli_horizon_is_unknown_and_bad_input_is_exit_2(capsys):
     assert main(["qaws", "inversion", "--program", "K2=nop"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "unknown kernel 'K3'" in err[0] and "'nop'" in err[1]
+
+
+def test_a_launch_later_than_the_scoreboard_counts_is_the_same_in_solver_and_simulator():
+    """K2 launched at cycle 25 (the scoreboard counts to 19 at most): the launch counter delays it in both."""
+    ts = space("qaws", [("int", "mem"), ("mem",)], launches=(0, 25))
+    r = worst_response(ts, 1)
+    run = replay(ts, r.params, r.inputs)
+    assert r.status is Status.PASS and r.finish == exhaustive_worst(ts, 1).finish[1] == run.finish[1]
+    assert all(w in (-1, 0) for w in run.order[:25]) and set(run.order[25:]) & {1, 2}
+
+
+def test_simulate_kernels_launches_k2_at_cycle_60():
+    from warpcheck.sim.kernels_run import Kernel, run_kernels
+    from warpcheck.sim.suite import builtin
+    ks = [Kernel("K1", builtin("psort").scaled(0.1), 2, 1, 0), Kernel("K2", builtin("kmeans").scaled(0.1), 2, 3, 60)]
+    runs = [run_kernels(ks, SMConfig(), "qaws", engine=e) for e in ("compiled", "reference")]
+    assert runs[0] == runs[1]
+    first_k2 = min(t for t, w in enumerate(runs[0].order) if w in (2, 3))
+    assert first_k2 >= 60 and runs[0].kernels[1].launch == 60 and runs[0].kernels[1].response is not None
+
+
+def test_prove_refuses_late_launches_in_one_line():
+    from warpcheck.cli.frontend_run import ProveJob
+    cfg = SMConfig(warps=2, issue_policy="qaws", kernel_of_warp=(0, 1), budgets=(1, 2), launches=(0, 3))
+    with pytest.raises(ConfigError, match="prove starts every kernel at cycle 0"):
+        ProveJob(cfg, "", "auto", 0, 10.0, None)
