@@ -20,6 +20,7 @@ VERB_MODULES = [
     "warpcheck.cli.makespan_verbs",
     "warpcheck.cli.kernel_verbs",
     "warpcheck.cli.reorder_verbs",
+    "warpcheck.cli.qaws_verbs",
 ]
 
 EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR"""

@@ -41,6 +41,7 @@ class SMConfig:
     threads_per_warp: int = 32
     kernel_of_warp: tuple[int, ...] = ()
     budgets: tuple[int, ...] = ()  # QAWS: the budget of kernel k at index k
+    launches: tuple[int, ...] = ()  # the launch cycle of kernel k at index k (default: all at cycle 0)
     check_buffer: bool = True  # False only for mutation tests of a too-short ibuffer
 
     def __post_init__(self) -> None:
@@ -65,6 +66,7 @@ class SMConfig:
         out["unpipelined"] = list(self.unpipelined)
         out["kernel_of_warp"] = list(self.kernel_of_warp)
         out["budgets"] = list(self.budgets)
+        out["launches"] = list(self.launches)
         return out
 
 
@@ -104,6 +106,7 @@ def _validate_kernels(c: SMConfig) -> None:
         _positive(f"kernel_of_warp[{w}]", k, 0)
     for k, b in enumerate(c.budgets):
         _positive(f"budgets[{k}]", b)
+    _validate_launches(c)
     if not c.budgets:
         return
     if not c.kernel_of_warp:
@@ -122,6 +125,18 @@ def _validate_kernels(c: SMConfig) -> None:
                           "make more; use at most two distinct budgets")
 
 
+def _validate_launches(c: SMConfig) -> None:
+    """One launch cycle >= 0 per kernel of the warps."""
+    for k, launch in enumerate(c.launches):
+        _positive(f"launches[{k}]", launch, 0)
+    if not c.launches:
+        return
+    kernels = max(c.kernel_of_warp, default=0) + 1
+    if len(c.launches) != kernels:
+        raise ConfigError(f"launches = {list(c.launches)!r} has {len(c.launches)} entries for {kernels} kernel(s) "
+                          "(kernel_of_warp); give one launch cycle per kernel")
+
+
 def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -> SMConfig:
     """Build a configuration from a TOML table or JSON object, naming unknown keys."""
     known = {f.name for f in fields(SMConfig)}
@@ -131,7 +146,7 @@ def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -
     args = dict(data)
     if "latency" in args:
         args["latency"] = {**DEFAULT_LATENCY, **dict(args["latency"])}
-    for key in ("unpipelined", "kernel_of_warp", "budgets"):
+    for key in ("unpipelined", "kernel_of_warp", "budgets", "launches"):
         if key in args:
             args[key] = tuple(args[key])
     try:

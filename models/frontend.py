@@ -91,6 +91,7 @@ class FrontEnd(TransitionSystem):
         if not self.swas:
             vs += [Var(f"fs.{f.name}", "int", f.lo, f.hi) for f in self.fetch_policy.fields(self.pctx)]
         vs += [Var(f"u.{c}", "int", 0, self.c.latency[c] - 1) for c in self.c.unpipelined]
+        vs += [Var(f"k{k}.launch", "int", 0, launch) for k, launch in enumerate(self.c.launches) if launch > 0]
         record = [Var("o.w", "int", -1, self.W - 1), Var("o.f", "int", -1, self.W - 1)]
         return vs + record + self._instr_vars("o")
 
@@ -134,6 +135,7 @@ class FrontEnd(TransitionSystem):
             s.update({f"fs.{k}": v for k, v in self.fetch_policy.init(A, self.pctx).items()})
         for c in self.c.unpipelined:
             s[f"u.{c}"] = A.const(0)
+        s.update({f"k{k}.launch": A.const(launch) for k, launch in enumerate(self.c.launches) if launch > 0})
         s["o.w"], s["o.f"] = A.const(-1), A.const(-1)
         self.put(s, "o", nop(A))
         return s
@@ -159,8 +161,16 @@ class FrontEnd(TransitionSystem):
         """SWaS suspends a warp at issue while its I-cache miss is outstanding."""
         return A.lt(A.const(0), s[f"w{w}.miss"]) if self.swas else A.false
 
+    def launched(self, A: Any, s: State, w: int) -> list[Any]:
+        """[warp w's kernel is launched: its launch counter has run down], or [] for a kernel launched at 0.
+
+        A list, so that an SM without late launches keeps exactly its former terms.
+        """
+        k = self.c.kernel_of_warp[w] if self.c.kernel_of_warp else 0
+        return [A.eq(s[f"k{k}.launch"], A.const(0))] if f"k{k}.launch" in s else []
+
     def issue_eligible(self, A: Any, s: State) -> list[Any]:
-        return [A.and_(A.not_(s[f"w{w}.done"]), A.lt(A.const(0), s[f"w{w}.n"]),
+        return [A.and_(A.not_(s[f"w{w}.done"]), A.lt(A.const(0), s[f"w{w}.n"]), *self.launched(A, s, w),
                        self.head_ready(A, s, w), A.not_(self.suspended(A, s, w)))
                 for w in range(self.W)]
 
@@ -184,7 +194,7 @@ class FrontEnd(TransitionSystem):
 
     # -- fetch ---------------------------------------------------------------
     def fetch_ready(self, A: Any, s: State) -> list[Any]:
-        return [A.and_(A.not_(s[f"w{w}.done"]), A.eq(s[f"w{w}.miss"], A.const(0)),
+        return [A.and_(A.not_(s[f"w{w}.done"]), A.eq(s[f"w{w}.miss"], A.const(0)), *self.launched(A, s, w),
                        A.lt(self.occupancy(A, s, w), A.const(self.B))) for w in range(self.W)]
 
     def fetch_choice(self, A: Any, s: State, issued: Any = None) -> Any:
@@ -220,6 +230,7 @@ class FrontEnd(TransitionSystem):
             self._step_warp(A, s, i, out, w, (iw, fw, hit, flush[w]), arriving, heads[w])
         self._step_schedulers(A, s, out, iw, fw)
         out.update(self.units_next(A, s, i, iw, issued))
+        out.update({f"k{k}.launch": A.dec_sat(s[f"k{k}.launch"]) for k, n in enumerate(self.c.launches) if n > 0})
         out["o.w"], out["o.f"] = iw, fw  # the issue record: what this cycle did (visible next cycle)
         self.put(out, "o", issued)
         return out

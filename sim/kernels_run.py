@@ -6,11 +6,12 @@ so a lower warp number is an older warp and GTO's "oldest" is "launched
 first").  Kernel ``Kn`` is launched at its launch cycle (default n - 1: K2
 one cycle after K1, the paper's pessimistic case).
 
-How a late launch is modelled: the warps of a kernel launched at cycle L
-start with their scoreboard at L and their first instruction marked
-dependent, so they can first issue at cycle L.  The scoreboard counts at
-most ``max_latency - 1`` cycles, which bounds L.  Each kernel has its own
-I-cache (kernels do not evict each other's lines).
+How a late launch is modelled: the configuration gives each kernel its
+launch cycle (``SMConfig.launches``) and the front end keeps a launch counter
+per late kernel; its warps are neither eligible to issue nor to fetch until
+the counter has run down, so they first issue at cycle L (any L >= 0, in
+the simulator and in the solver alike).  Each kernel has its own I-cache
+(kernels do not evict each other's lines).
 
 Cycle conventions: a warp *exits* at the cycle its ``exit`` issues; a
 kernel *finishes* at (the cycle its last warp exits + 1), counted from cycle
@@ -21,7 +22,7 @@ paper's Fig. 3, on which its averages 29 and 31 hold).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from warpcheck.encodings.concrete import CONCRETE as A
@@ -94,15 +95,10 @@ class MultiSource:
         self.parts = [WorkloadSource(k.workload, k.warps, ibuffer, ICache(*icache) if icache else PerfectICache())
                       for k in kernels]
         self.where = [(n, w) for n, k in enumerate(kernels) for w in range(k.warps)]
-        self.launch = [kernels[n].launch for n, _ in self.where]
 
     def ibuffers(self) -> list[list[Instr]]:
-        """Warm-start ibuffers; a late warp's first instruction waits for its launch."""
-        out = []
-        for (n, w), launch in zip(self.where, self.launch):
-            buf = list(self.parts[n].ibuffers()[w])
-            out.append([replace(buf[0], dep=True)] + buf[1:] if launch > 0 else buf)
-        return out
+        """Warm-start ibuffers (a late warp's wait for its launch is the front end's launch counter)."""
+        return [list(self.parts[n].ibuffers()[w]) for n, w in self.where]
 
     def __call__(self, warp: int, k: int) -> Instr:
         n, w = self.where[warp]
@@ -116,14 +112,11 @@ class PerfectICache(ICache):
         return True
 
 
-def check_kernels(kernels: Sequence[Kernel], config: SMConfig) -> None:
-    """One-line errors for launch cycles the model cannot express and empty kernels."""
+def check_kernels(kernels: Sequence[Kernel]) -> None:
+    """One-line errors for negative launch cycles and empty kernels."""
     for k in kernels:
         if k.launch < 0:
             raise ConfigError(f"launch cycle of {k.name} = {k.launch} is not allowed; it must be >= 0")
-        if k.launch > config.max_latency - 1:
-            raise ConfigError(f"launch cycle of {k.name} = {k.launch} is beyond what the model delays "
-                              f"(at most max latency - 1 = {config.max_latency - 1}); launch it earlier")
         if k.warps < 1:
             raise ConfigError(f"kernel {k.name} has no warp; give the SM at least one warp per kernel")
 
@@ -132,7 +125,7 @@ def sm_config(kernels: Sequence[Kernel], base: SMConfig, policy: str) -> SMConfi
     """The SM running ``kernels`` (in launch order) under ``policy``."""
     kow = tuple(n for n, k in enumerate(kernels) for _ in range(k.warps))
     return base.with_(design="swas", issue_policy=POLICY_OF[policy], warps=len(kow), kernel_of_warp=kow,
-                      budgets=tuple(k.budget for k in kernels))
+                      budgets=tuple(k.budget for k in kernels), launches=tuple(k.launch for k in kernels))
 
 
 def run_kernels(kernels: Sequence[Kernel], base: SMConfig, policy: str, max_cycles: int = 100_000,
@@ -142,13 +135,11 @@ def run_kernels(kernels: Sequence[Kernel], base: SMConfig, policy: str, max_cycl
     ``icache``: (lines, instructions per line) of each kernel's I-cache; None: every fetch hits.
     """
     kernels = sorted(kernels, key=lambda k: k.launch)  # stable: equal launches keep the given order
+    check_kernels(kernels)
     config = sm_config(kernels, base, policy)
-    check_kernels(kernels, config)
     fe = FrontEnd(config)
     source = MultiSource(kernels, config.ibuffer, icache)
     s = fe.init(A, initial_params(fe, source.ibuffers()))
-    for w, launch in enumerate(source.launch):
-        s[f"w{w}.sb"] = launch
     cfe = compiled(config) if engine == "compiled" else None
     feeder = Feeder(fe, source, fetch_choice=(lambda st: cfe.fetch_choice(st, None)) if cfe else None)
     exits: list[int | None] = [None] * fe.W

@@ -159,13 +159,14 @@ def test_the_front_end_keeps_qaws_state_as_a_record():
 
 
 @pytest.mark.parametrize("design", ["baseline", "swas"])
+@pytest.mark.parametrize("launches", [(), (0, 3)], ids=["launched-together", "K2-launch-counter"])
 @settings(max_examples=8, deadline=None)
 @given(data=st.data())
-def test_front_end_with_qaws_concrete_run_equals_the_solvers_unrolling(design, data):
+def test_front_end_with_qaws_concrete_run_equals_the_solvers_unrolling(design, launches, data):
     from warpcheck.encodings.unroll import Unrolling
     from warpcheck.models.kernel import CLASSES
     cfg = SMConfig(warps=3, design=design, fetch_policy="qaws", issue_policy="qaws", miss_latency=3,
-                   kernel_of_warp=(0, 1, 1), budgets=(1, 2))
+                   kernel_of_warp=(0, 1, 1), budgets=(1, 2), launches=launches)
     fe = FrontEnd(cfg)
     instr = st.builds(lambda c, d, t: {"cls": CLASSES.index(c), "dep": d, "tk": t and c == "branch"},
                       st.sampled_from([c for c in CLASSES if c != "nop"]), st.booleans(), st.booleans())

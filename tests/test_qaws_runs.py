@@ -69,7 +69,7 @@ def test_simulate_one_kernel_with_qaws_says_it_is_gto(capsys):
     (["--budget", "K3=2"], "--budget 'K3=2' names an unknown kernel 'K3'; the kernels are: K1, K2"),
     (["--budget", "K2=0"], "--budget 'K2=0': 0 is not allowed; it must be >= 1"),
     (["--launch", "K2=-1"], "--launch 'K2=-1': -1 is not allowed; it must be >= 0"),
-    (["--launch", "K2=99"], "launch cycle of K2 = 99 is beyond what the model delays"),
+    (["--launch", "K2=late"], "--launch 'K2=late' is not Kn=INTEGER"),
     (["--warps", "3"], "--warps 3 does not split evenly over 2 kernel(s)"),
     (["--policy", "icount"], "--policy 'icount' is not one of the multi-kernel policies"),
 ])
@@ -93,3 +93,15 @@ def test_k2_waiting_is_not_bounded_in_cycles_by_the_budgets():
     assert r.status.value == "FAIL" and r.trace is not None
     last = r.trace.states[-3:]  # K1 (warp 0) issues three cycles in a row while a K2 warp is eligible
     assert [s["o.w"] for s in last] == [0, 0, 0] and r.trace.states[-1]["mon.wait"] == 3
+
+
+def test_paper_look_alikes_split_into_compute_and_memory_bound():
+    """Issue-slot use of each look-alike alone (4 warps, memory 60 cycles): every CI kernel above every MI kernel."""
+    from warpcheck.models.config import DEFAULT_LATENCY
+    from warpcheck.sim.qaws_workloads import COMPUTE_BOUND, MEMORY_BOUND, PAPER_WORKLOADS
+    sm = SMConfig(latency={**DEFAULT_LATENCY, "mem": 60})
+    use = {}
+    for name, w in PAPER_WORKLOADS.items():
+        r = run_kernels([Kernel("K1", w, 4, 1, 0)], sm, "gto")
+        use[name] = sum(1 for x in r.order if x >= 0) / r.cycles
+    assert min(use[n] for n in COMPUTE_BOUND) > max(use[n] for n in MEMORY_BOUND) + 0.1
