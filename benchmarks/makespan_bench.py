@@ -149,25 +149,21 @@ def _enum_certified(text: str, sigma: dict[str, str], w: int, cap: float) -> tup
     return _certified(text, sigma, w, r.schedule, ("enumerate", r)), secs, r.states
 
 
-def _deficit_certified(text: str, sigma: dict[str, str], w: int, cap: float) -> tuple[int | None, float, int | None]:
-    t0 = time.monotonic()
-    r = abstract_search(make_kernel(text, sigma), w, budget=cap)
-    secs = time.monotonic() - t0
-    if not r.exact or secs > cap:
-        return None, secs, None
-    return _certified(text, sigma, w, r.schedule, ("deficit", r)), secs, r.states
+def _abstract_certified(name: str) -> Callable[[str, dict[str, str], int, float], tuple[Any, Any, Any]]:
+    """A run of ``deficit`` or ``ranking`` counted exact only within the cap, with its certificate checked."""
+    search = abstract_search if name == "deficit" else ranking_search
+
+    def run(text: str, sigma: dict[str, str], w: int, cap: float) -> tuple[Any, Any, Any]:
+        t0 = time.monotonic()
+        r = search(make_kernel(text, sigma), w, budget=cap)
+        secs = time.monotonic() - t0
+        if not r.exact or secs > cap:
+            return None, secs, None
+        return _certified(text, sigma, w, r.schedule, (name, r)), secs, r.states
+    return run
 
 
-def _ranking_certified(text: str, sigma: dict[str, str], w: int, cap: float) -> tuple[int | None, float, int | None]:
-    t0 = time.monotonic()
-    r = ranking_search(make_kernel(text, sigma), w, budget=cap)
-    secs = time.monotonic() - t0
-    if not r.exact or secs > cap:
-        return None, secs, None
-    return _certified(text, sigma, w, r.schedule, ("ranking", r)), secs, r.states
-
-
-RANDOM_METHODS = {"deficit": _deficit_certified, "ranking": _ranking_certified}
+RANDOM_METHODS = {m: _abstract_certified(m) for m in ("deficit", "ranking")}
 
 
 def one_kernel(job: tuple[str, dict[str, str], float]) -> dict[str, Any]:

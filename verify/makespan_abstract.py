@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import networkx as nx
 
@@ -149,6 +149,19 @@ def bound_with_cap(kernel: MkKernel, warps: int, cap: int,
     return best
 
 
+def bounds_by_cap(caps: Iterable[int], deadline: float, label: str, progress: Callable[[str], None] | None,
+                  bound: Callable[[int], Any]) -> Iterator[tuple[int, Any]]:
+    """The bound found at each cap (skipping caps that give none) while the deadline lasts."""
+    for cap in caps:
+        if time.monotonic() > deadline:
+            return
+        found = bound(cap)
+        if progress:
+            progress(f"{label}: cap {cap}: bound {found[0] if found else None}")
+        if found is not None:
+            yield cap, found
+
+
 def abstract_search(kernel: MkKernel, warps: int, max_cap: int | None = None, budget: float = 30.0,
                     progress: Callable[[str], None] | None = None) -> AbstractResult:
     """Bound the makespan by deficit accounting, and try to reach the bound with a guided run.
@@ -161,14 +174,8 @@ def abstract_search(kernel: MkKernel, warps: int, max_cap: int | None = None, bu
     max_cap = smax + 1 if max_cap is None else max_cap
     sm = CountSM(kernel, warps)
     best, run = None, first_runs(sm)
-    for cap in range(smax, max_cap + 1):
-        if time.monotonic() - start > budget:
-            break
-        found = bound_with_cap(kernel, warps, cap, start + budget)
-        if progress:
-            progress(f"abstract: cap {cap}: bound {found[0] if found else None}")
-        if found is None:
-            continue
+    for cap, found in bounds_by_cap(range(smax, max_cap + 1), start + budget, "abstract", progress,
+                                    lambda cap: bound_with_cap(kernel, warps, cap, start + budget)):
         if best is None or found[0] < best[0]:
             best = found
         for width in (1, 8, 64):

@@ -30,7 +30,7 @@ from warpcheck.encodings.makespan_lp import solve_lp
 from warpcheck.models.makespan import CountSM
 from warpcheck.models.makespan_kernel import MkKernel
 from warpcheck.models.makespan_schedule import Schedule, from_counts
-from warpcheck.verify.makespan_abstract import Abs, AbstractGraph, first_runs
+from warpcheck.verify.makespan_abstract import Abs, AbstractGraph, bounds_by_cap, first_runs
 
 Move = tuple[Abs, Abs, tuple[int, ...]]  # abstract state, next abstract state, warps leaving each phase
 
@@ -177,14 +177,8 @@ def ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra
     sm = CountSM(kernel, warps)
     smax = max(kernel.sigma_of(u) for u in kernel.units)
     run, best = first_runs(sm), None
-    for cap in range(smax, smax + max_extra_cap + 1):
-        if time.monotonic() - start > budget:
-            break
-        found = ranking_bound(kernel, warps, cap, start + budget)
-        if progress:
-            progress(f"ranking: cap {cap}: bound {found[0] if found else None}")
-        if found is None:
-            continue
+    for cap, found in bounds_by_cap(range(smax, smax + max_extra_cap + 1), start + budget, "ranking", progress,
+                                    lambda cap: ranking_bound(kernel, warps, cap, start + budget)):
         if best is None or found[0] < best[0][0]:
             best = (found, cap)
         linear, g = found[1], found[2]
