@@ -1,24 +1,38 @@
-"""Benchmark: the paper's ILP on HiGHS, the SMT bound search and the exhaustive search, side by side.
+"""Benchmark the worst-case makespan methods: the paper's two families, or a family of random kernels.
 
 For "LLCLL" (sigmas 1) and "LCLCL" (sigma_L = 1/2), each method runs at
 W = 1, 2, 3, ... (then by larger steps) until one run passes the cap or does
-not end exact.  Writes a markdown table and a JSON file.
+not end exact.  With ``--random N``: N seeded random kernels of 1 to 8
+instructions over up to 3 units (L, C, M), each sigma drawn from {1, 2, 3,
+1/2, 1/3}, at W = 32, 128 and 600; per W and method (deficit, ranking,
+enumerate) how many are exact within the cap and the median time of those.
+Every exact answer there is written as a certificate and checked by
+``sim/makespan_check.py``; methods that are both exact must agree, and at
+W = 3 every method is compared with the per-warp brute force (the counter
+enumeration when the kernel has more than 12 phases).  Writes a markdown
+table and a JSON file.
 
     python benchmarks/makespan_bench.py --cap 120 --out bench-makespan
+    python benchmarks/makespan_bench.py --random 50 --cap 10 --out bench-makespan-random
 """
 from __future__ import annotations
 
 import argparse
 import json
 import platform
+import random
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable
 
+from warpcheck.cli.makespan_cert import certificate
 from warpcheck.encodings.makespan_ilp import MakespanIlp
 from warpcheck.models.makespan_kernel import MkKernel, make_kernel
-from warpcheck.sim.makespan_enum import SearchBudgetExceeded, worst_case
+from warpcheck.sim.makespan_check import check
+from warpcheck.sim.makespan_enum import SearchBudgetExceeded, worst_case, worst_case_per_warp
 from warpcheck.verify.makespan_abstract import abstract_search
+from warpcheck.verify.makespan_ranking import ranking_search
 from warpcheck.verify.makespan_search import bound_search, optimize_search
 
 FAMILIES = {"LLCLL": {"L": 1, "C": 1}, "LCLCL": {"L": "1/2", "C": 1}}
@@ -52,8 +66,14 @@ def _deficit(k: MkKernel, w: int, cap: float) -> tuple[int | None, bool]:
     return r.makespan, r.exact
 
 
+def _ranking(k: MkKernel, w: int, cap: float) -> tuple[int | None, bool]:
+    r = ranking_search(k, w, budget=cap)
+    return r.makespan, r.exact
+
+
 METHODS: dict[str, Callable[[MkKernel, int, float], tuple[int | None, bool]]] = {
-    "ilp-highs": _ilp, "smt-bound-search": _smt, "smt-optimize": _optimize, "enumerate": _enum, "deficit": _deficit}
+    "ilp-highs": _ilp, "smt-bound-search": _smt, "smt-optimize": _optimize, "enumerate": _enum, "deficit": _deficit,
+    "ranking": _ranking}
 
 
 def series(kernel: MkKernel, method: str, cap: float, repeat: int = 1) -> list[dict[str, Any]]:
@@ -70,7 +90,7 @@ def series(kernel: MkKernel, method: str, cap: float, repeat: int = 1) -> list[d
         secs = statistics.median(times)
         rows.append({"warps": w, "makespan": value, "exact": exact, "seconds": round(secs, 3)})
         print(f"{kernel.text()} {method} W={w}: {value} exact={exact} {secs:.2f} s", flush=True)
-        if secs > cap or (not exact and method != "deficit"):
+        if secs > cap or (not exact and method not in ("deficit", "ranking")):
             break  # the deficit bound may be unmet at small W and met at larger W
     return rows
 
@@ -100,6 +120,105 @@ def markdown(results: dict[str, dict[str, list[dict[str, Any]]]], cap: float) ->
     return "\n".join(out)
 
 
+SIGMAS = ["1", "2", "3", "1/2", "1/3"]
+RANDOM_WARPS = (32, 128, 600)
+
+
+def random_family(n: int, seed: int) -> list[tuple[str, dict[str, str]]]:
+    """``n`` random kernels with their sigmas (seeded, so every run benchmarks the same kernels)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        units = "LCM"[:rng.randint(1, 3)]
+        text = "".join(rng.choice(units) for _ in range(rng.randint(1, 8)))
+        out.append((text, {u: rng.choice(SIGMAS) for u in sorted(set(text))}))
+    return out
+
+
+def _certified(text: str, sigma: dict[str, str], w: int, schedule: Any, proof: tuple[str, Any]) -> int:
+    return check(certificate(text, sigma, w, schedule, proof)).makespan
+
+
+def _enum_certified(text: str, sigma: dict[str, str], w: int, cap: float) -> tuple[int | None, float, int | None]:
+    t0 = time.monotonic()
+    try:
+        r = worst_case(make_kernel(text, sigma), w, timeout=cap)
+    except SearchBudgetExceeded:
+        return None, time.monotonic() - t0, None
+    secs = time.monotonic() - t0
+    return _certified(text, sigma, w, r.schedule, ("enumerate", r)), secs, r.states
+
+
+def _abstract_certified(name: str) -> Callable[[str, dict[str, str], int, float], tuple[Any, Any, Any]]:
+    """A run of ``deficit`` or ``ranking`` counted exact only within the cap, with its certificate checked."""
+    search = abstract_search if name == "deficit" else ranking_search
+
+    def run(text: str, sigma: dict[str, str], w: int, cap: float) -> tuple[Any, Any, Any]:
+        t0 = time.monotonic()
+        r = search(make_kernel(text, sigma), w, budget=cap)
+        secs = time.monotonic() - t0
+        if not r.exact or secs > cap:
+            return None, secs, None
+        return _certified(text, sigma, w, r.schedule, (name, r)), secs, r.states
+    return run
+
+
+RANDOM_METHODS = {m: _abstract_certified(m) for m in ("deficit", "ranking")}
+
+
+def one_kernel(job: tuple[str, dict[str, str], float]) -> dict[str, Any]:
+    """Every method at every W on one kernel, plus the W = 3 cross-check."""
+    text, sigma, cap = job
+    k = make_kernel(text, sigma)
+    row: dict[str, Any] = {"kernel": text, "sigma": sigma, "phases": len(k.instrs), "runs": {}}
+    small = worst_case_per_warp(k, 3) if len(k.instrs) <= 12 else worst_case(k, 3).makespan
+    checks = [worst_case(k, 3).makespan == small]
+    for m in RANDOM_METHODS.values():
+        checks.append(m(text, sigma, 3, cap)[0] in (None, small))
+    enum_ok = True
+    for w in RANDOM_WARPS:
+        runs: dict[str, tuple[Any, Any, Any]] = {m: fn(text, sigma, w, cap) for m, fn in RANDOM_METHODS.items()}
+        runs["enumerate"] = _enum_certified(text, sigma, w, cap) if enum_ok else (None, None, None)
+        enum_ok = runs["enumerate"][0] is not None
+        values = {v[0] for v in runs.values() if v[0] is not None}
+        checks.append(len(values) <= 1)
+        row["runs"][str(w)] = {m: {"makespan": v[0], "seconds": v[1], "states": v[2]} for m, v in runs.items()}
+        print(f"{text} {sigma} W={w}: " + ", ".join(f"{m} {v[0]} ({v[1] or 0:.1f} s)" for m, v in runs.items()),
+              flush=True)
+    row["agree"] = all(checks)
+    return row
+
+
+def random_table(rows: list[dict[str, Any]], cap: float) -> str:
+    """Per W and method: exact count and median seconds of the exact ones."""
+    names = [*RANDOM_METHODS, "enumerate"]
+    out = [f"{len(rows)} kernels, cap {cap:g} s per run; median seconds over the exact answers", "",
+           "| W | " + " | ".join(f"{m} exact | median s" for m in names) + " | any | all cross-checks |",
+           "|---" * (2 * len(names) + 3) + "|"]
+    for w in map(str, RANDOM_WARPS):
+        cells = []
+        for m in names:
+            times = [r["runs"][w][m]["seconds"] for r in rows if r["runs"][w][m]["makespan"] is not None]
+            cells += [f"{len(times)}", f"{statistics.median(times):.2f}" if times else "-"]
+        either = sum(any(r["runs"][w][m]["makespan"] is not None for m in names) for r in rows)
+        agree = sum(r["agree"] for r in rows)
+        out.append(f"| {w} | " + " | ".join(cells) + f" | {either} | {agree}/{len(rows)} |")
+    return "\n".join(out)
+
+
+def random_main(args: argparse.Namespace) -> None:
+    """The random-kernel family on a process pool; writes the markdown and JSON files."""
+    jobs = [(t, s, args.cap) for t, s in random_family(args.kernels, args.seed)]
+    with ProcessPoolExecutor(args.jobs) as pool:
+        rows = list(pool.map(one_kernel, jobs))
+    text = random_table(rows, args.cap)
+    with open(f"{args.out}.json", "w") as f:
+        json.dump({"cap": args.cap, "seed": args.seed, "rows": rows}, f, indent=1)
+    with open(f"{args.out}.md", "w") as f:
+        f.write(text + "\n")
+    print(text)
+
+
 def main() -> None:
     """Run every family and method, then write the markdown and JSON files."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -107,7 +226,15 @@ def main() -> None:
     p.add_argument("--out", default="makespan-bench", help="output prefix (.md and .json)")
     p.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset of " + ",".join(METHODS))
     p.add_argument("--repeat", type=int, default=1, help="runs per point; the median is reported")
+    p.add_argument("--random", dest="kernels", type=int, default=0, metavar="N",
+                   help="instead: N random kernels (1-8 instructions, up to 3 units, sigmas 1, 2, 3, 1/2, 1/3) "
+                        "at W = 32, 128, 600, every exact answer certified and checked")
+    p.add_argument("--seed", type=int, default=12, help="seed of the random family")
+    p.add_argument("--jobs", type=int, default=2, help="worker processes for the random family")
     args = p.parse_args()
+    if args.kernels:
+        random_main(args)
+        return
     results = {fam: {m: series(make_kernel(fam, sig), m, args.cap, args.repeat) for m in args.methods.split(",")}
                for fam, sig in FAMILIES.items()}
     text = markdown(results, args.cap)

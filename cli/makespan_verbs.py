@@ -3,22 +3,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from warpcheck.cli.makespan_cert import CERTIFYING, certificate, run_check, write
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.makespan import phases
 from warpcheck.models.makespan_kernel import (MkKernel, approximation, check_warps, parse_kernel, parse_sigmas,
                                               pessimistic, transform)
 from warpcheck.models.makespan_schedule import Schedule, render
-from warpcheck.sim.makespan_enum import SearchBudgetExceeded, worst_case
+from warpcheck.sim.makespan_enum import Enumeration, SearchBudgetExceeded, worst_case
+from warpcheck.sim.makespan_check import CertificateRefused, check
 from warpcheck.sim.makespan_replay import replay
 
-METHODS = ("auto", "deficit", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
-AUTO_STATES = 3_000_000  # counter vectors up to which the exhaustive search beats the solver (measured)
+METHODS = ("auto", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
+AUTO_BUDGET = 120.0  # seconds auto spends when --timeout is not given: every search in it is bounded
+AUTO_FIRST = 2.0  # seconds of enumeration before the deficit method (small instances end there)
+AUTO_SHARE = 3  # deficit, then ranking, each get at least a third of what is left (at least 10 s)
+SMT_BUDGET = 300.0  # the SMT and ILP searches stop here when --timeout is not given
 
 EPILOG = """\
 examples:
@@ -43,6 +46,7 @@ class Outcome:
     schedule: Schedule | None
     seconds: float
     note: str = ""
+    proof: tuple[str, Any] | None = None  # the search's own result, from which a certificate is written
 
 
 def register(sub: Any) -> None:
@@ -51,34 +55,42 @@ def register(sub: Any) -> None:
                        description="Compute the exact worst-case makespan of W warps running one kernel on a "
                                    "work-conserving SM, next to the paper's pessimistic bound and approximation.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("kernel", help="kernel instruction string, e.g. LLCLL")
-    p.add_argument("--warps", "-W", type=int, required=True, help="number of warps W (at least 1)")
+    p.add_argument("kernel", nargs="?", help="kernel instruction string, e.g. LLCLL")
+    p.add_argument("--warps", "-W", type=int, help="number of warps W (at least 1; required with a kernel)")
     p.add_argument("--sigma", action="append", default=[], metavar="U=n|U=1/n",
                    help="warps per cycle on unit type U (repeat for every unit of the kernel)")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="auto (default): deficit, then enumerate (small) or smt if deficit is not exact; "
+                   help="auto (default): enumerate for 2 s, then deficit, then ranking, then enumerate on (all "
+                        "within --timeout, default 120 s); ranking: a bound linear in W proved by a ranking "
+                        "function found by LP over the abstract graph, met by a searched run; "
                         "deficit: bound by deficit accounting over an abstract graph, met by a searched run; "
                         "smt: Z3 bound search with an UNSAT proof; optimize: z3 Optimize; ilp: the paper's "
                         "Fig. 3 ILP on HiGHS; enumerate: exhaustive search; approx, pessimistic: the paper's "
                         "estimates")
     p.add_argument("--x", type=int, default=None, help="x of the approximation T^(W,x) (default min(W, 4))")
-    p.add_argument("--timeout", type=float, default=None, help="seconds for the exact search (default none)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds for the exact search (default: auto 120, "
+                   "smt/optimize/ilp 300, "
+                   "deficit and ranking 60, enumerate none)")
+    p.add_argument("--certificate", metavar="FILE", help="write a certificate of the exact answer (JSON: the "
+                   "schedule and the upper-bound potential); methods auto, enumerate and deficit")
+    p.add_argument("--check", metavar="FILE", help="check a certificate instead of searching: exit 0 if it "
+                   "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(func=run)
 
 
 def _kernel(args: argparse.Namespace) -> MkKernel:
+    if args.kernel is None or args.warps is None:
+        raise ConfigError("give a kernel and --warps W (e.g. makespan LLCLL --warps 8 --sigma L=1 --sigma C=1), "
+                          "or --check FILE")
+    if args.certificate and args.method not in CERTIFYING:
+        raise ConfigError(f"--certificate comes from the methods {', '.join(CERTIFYING)}, not {args.method!r}")
     check_warps(args.warps)
     if args.x is not None and args.x < 1:
         raise ConfigError(f"--x {args.x!r} must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise ConfigError(f"--timeout {args.timeout!r} must be positive")
     return transform(parse_kernel(args.kernel), parse_sigmas(args.sigma))
-
-
-def _auto(kernel: MkKernel, warps: int) -> str:
-    slots = len(phases(kernel))
-    return "enumerate" if math.comb(warps + slots - 1, slots - 1) <= AUTO_STATES else "smt"
 
 
 def _timed(fn: Callable[[], Outcome]) -> Outcome:
@@ -88,14 +100,14 @@ def _timed(fn: Callable[[], Outcome]) -> Outcome:
     return out
 
 
-def _enumerate(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
+def _enumerate(kernel: MkKernel, warps: int, timeout: float | None, progress: Any,
+               search: Enumeration | None = None) -> Outcome:
+    search = search or Enumeration(kernel, warps)  # the memo survives a timeout: auto resumes it
     try:
-        r = worst_case(kernel, warps, timeout, progress)
+        r = search.run(timeout, progress)
     except SearchBudgetExceeded:
-        return Outcome(None, False, None, 0.0, "the exhaustive search timed out")
-    return Outcome(r.makespan, True, r.schedule, 0.0, f"{r.states} states")
-
-
+        return Outcome(None, False, None, 0.0, f"the exhaustive search timed out after {search.states} states")
+    return Outcome(r.makespan, True, r.schedule, 0.0, f"{r.states} counter states", proof=("enumerate", r))
 def _smt(kernel: MkKernel, warps: int, timeout: float | None, progress: Any, optimize: bool) -> Outcome:
     from warpcheck.verify.makespan_search import bound_search, optimize_search
 
@@ -122,31 +134,49 @@ def _deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Any)
     r = abstract_search(kernel, warps, budget=timeout or 60.0, progress=progress)
     note = (f"deficit bound on unit {r.unit} proved over {r.states} abstract states and met by a run"
             if r.exact else f"deficit bound {r.upper} not met (best run {r.makespan})")
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note)
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("deficit", r) if r.exact else None)
 
 
 def _auto_exact(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> tuple[str, Outcome]:
-    budget = min(timeout or 10.0, 10.0)
-    first = _timed(lambda: _deficit(kernel, warps, budget, progress))
-    if first.exact:
-        return "deficit", first
-    method = _auto(kernel, warps)
-    left = None if timeout is None else max(1.0, timeout - first.seconds)
-    out = _exact(method, kernel, warps, left, progress)
-    out.seconds += first.seconds
-    if not out.exact and (out.makespan or 0) < (first.makespan or 0):
-        out = Outcome(first.makespan, False, first.schedule, out.seconds, f"{out.note}; lower bound from deficit")
-    return method, out
+    """Enumerate briefly (small instances end there), then deficit, ranking, and enumerate on with what is left."""
+    deadline = time.monotonic() + (timeout or AUTO_BUDGET)
+    search = Enumeration(kernel, warps)  # the memo survives a timeout: resumed last
+    out = _enumerate(kernel, warps, min(AUTO_FIRST, timeout or AUTO_FIRST), progress, search)
+    if out.exact:
+        return "enumerate", out
+    best = out
+    for name, method in (("deficit", _deficit), ("ranking", _ranking)):
+        left = deadline - time.monotonic()
+        out = method(kernel, warps, max(1.0, min(left, max(10.0, left / AUTO_SHARE))), progress)
+        if out.exact:
+            return name, out
+        best = out if (out.makespan or 0) > (best.makespan or 0) else best
+    out = _enumerate(kernel, warps, max(1.0, deadline - time.monotonic()), progress, search)
+    if not out.exact:
+        out = Outcome(best.makespan, False, best.schedule, 0.0, f"{out.note}; lower bound from the best run found")
+    return "enumerate", out
+
+
+def _ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
+    from warpcheck.verify.makespan_ranking import ranking_search
+
+    r = ranking_search(kernel, warps, budget=timeout or 60.0, progress=progress)
+    note = (f"ranking function (linear part {' '.join(map(str, r.linear or []))}) over {r.states} abstract states, "
+            "met by a run" if r.exact else f"ranking bound {r.upper} not met (best run {r.makespan})")
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("ranking", r) if r.exact else None)
 
 
 def _exact(method: str, kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
     if method == "deficit":
         return _timed(lambda: _deficit(kernel, warps, timeout, progress))
+    if method == "ranking":
+        return _timed(lambda: _ranking(kernel, warps, timeout, progress))
     if method == "enumerate":
         return _timed(lambda: _enumerate(kernel, warps, timeout, progress))
+    bounded = timeout or SMT_BUDGET
     if method == "ilp":
-        return _timed(lambda: _ilp(kernel, warps, timeout, progress))
-    return _timed(lambda: _smt(kernel, warps, timeout, progress, method == "optimize"))
+        return _timed(lambda: _ilp(kernel, warps, bounded, progress))
+    return _timed(lambda: _smt(kernel, warps, bounded, progress, method == "optimize"))
 
 
 def _approx(kernel: MkKernel, warps: int, x: int) -> tuple[int, int]:
@@ -155,6 +185,8 @@ def _approx(kernel: MkKernel, warps: int, x: int) -> tuple[int, int]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen method, check its schedule by replay, and print the report."""
+    if args.check:
+        return run_check(args.check, args.json)
     kernel = _kernel(args)
     warps, x = args.warps, args.x or min(args.warps, 4)
     progress = (lambda msg: print(msg, file=sys.stderr)) if not args.json else None
@@ -171,8 +203,9 @@ def run(args: argparse.Namespace) -> int:
     timings["approx"] = time.monotonic() - t0
     report["approximation"] = {"value": approx, "x": x, "y": y}
     if method == "auto":
+        t0 = time.monotonic()
         method, out = _auto_exact(kernel, warps, args.timeout, progress)
-        report["method"] = method
+        out.seconds, report["method"] = time.monotonic() - t0, method
     elif method in ("approx", "pessimistic"):
         out = _estimate(method, report, approx)
     else:
@@ -185,8 +218,27 @@ def run(args: argparse.Namespace) -> int:
         print(f"warpcheck makespan: error: internal error, the schedule found does not replay: "
               f"{report['replay']['problem'] or report['replay']['makespan']}", file=sys.stderr)
         return 5
+    if args.certificate and not _certify(args, report, out):
+        return 5
     _print(report, out.schedule, args.json)
     return 0 if out.exact or method in ("approx", "pessimistic") else 4
+
+
+def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> bool:
+    """Write the certificate of an exact answer after checking it; False (nothing written) if it is refused."""
+    if not out.exact or out.proof is None or out.schedule is None:
+        report["certificate"] = None
+        return True
+    cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
+    try:
+        check(cert)
+    except CertificateRefused as e:
+        print(f"warpcheck makespan: error: internal error, the certificate written does not hold: {e}",
+              file=sys.stderr)
+        return False
+    write(args.certificate, cert)
+    report["certificate"] = args.certificate
+    return True
 
 
 def _estimate(method: str, report: dict[str, Any], approx: int) -> Outcome:
@@ -212,6 +264,8 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
     print(f"pessimistic bound (Eq. 5-7): {report['pessimistic']}   [{t['pessimistic']:.3f} s]")
     a = report["approximation"]
     print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")
+    if "certificate" in report:
+        print(f"certificate: {report['certificate'] or 'none written (no exact answer)'}")
     if schedule is None:
         return
     print(f"schedule reaching it (replayed: work-conserving, makespan {report['replay']['makespan']}):")

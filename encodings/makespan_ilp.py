@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from warpcheck.encodings.makespan_lp import quiet_highs
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.makespan_kernel import MkKernel, pessimistic
 
@@ -127,8 +128,7 @@ class MakespanIlp:
         import highspy
 
         start = time.monotonic()
-        h = highspy.Highs()
-        h.silent()
+        h = quiet_highs()
         # HiGHS keeps one thread scheduler per process: a solve asking for another thread count than an
         # earlier solve (the IPET's) fails with no solution (seen with highspy 1.16), so restart it first.
         highspy.Highs.resetGlobalScheduler(True)

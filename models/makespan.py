@@ -144,7 +144,7 @@ class CountSM(_Machine, TransitionSystem):
         for u in self.kernel.units:
             ps = self.waits_on(u)
             k = min(self.free_slots(_Py, s, u), self.ready(_Py, s, u))
-            per_unit.append([dict(zip(ps, split)) for split in _splits([s[f"n{p}"] for p in ps], k)])
+            per_unit.append([dict(zip(ps, split)) for split in splits([s[f"n{p}"] for p in ps], k)])
         for combo in itertools.product(*per_unit):
             merged: dict[str, int] = {}
             for part in combo:
@@ -152,16 +152,20 @@ class CountSM(_Machine, TransitionSystem):
             yield merged
 
 
-def _splits(caps: list[int], k: int) -> Iterator[tuple[int, ...]]:
-    """Every way to write k as a sum of parts with part j at most caps[j]."""
-    if not caps:
-        if k == 0:
-            yield ()
+def splits(caps: list[int], k: int) -> Iterator[tuple[int, ...]]:
+    """Every way to write k as a sum of parts with part j at most caps[j] (iterative: kernels may be long)."""
+    if k < 0 or k > sum(caps):
         return
-    rest = sum(caps[1:])
-    for a in range(max(0, k - rest), min(caps[0], k) + 1):
-        for tail in _splits(caps[1:], k - a):
-            yield (a,) + tail
+    room = [sum(caps[j:]) for j in range(len(caps))] + [0]
+    stack: list[tuple[tuple[int, ...], int]] = [((), k)]
+    while stack:
+        head, left = stack.pop()
+        j = len(head)
+        if j == len(caps):
+            yield head
+            continue
+        for a in range(min(caps[j], left), max(0, left - room[j + 1]) - 1, -1):
+            stack.append((head + (a,), left - a))
 
 
 class _PyAlgebra:

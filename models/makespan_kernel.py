@@ -23,6 +23,8 @@ from typing import Callable, Iterable, Mapping
 from warpcheck.models.errors import ConfigError
 
 _TOKEN = re.compile(r"([A-Z])(\d*)(p?)")
+MAX_SIGMA = 16  # sigma n or 1/n with n up to this: a warp's phases grow with n, the searches with phases^W
+MAX_LATENCY = 64
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,9 @@ def parse_kernel(text: str) -> tuple[MkInstr, ...]:
             raise ConfigError(f"kernel {text!r} has {compact[pos]!r} at position {pos + 1}; "
                               "use upper-case unit letters, each with an optional latency such as C4 or C4p")
         latency = int(m.group(2)) if m.group(2) else 1
-        if latency < 1:
-            raise ConfigError(f"kernel {text!r}: latency {m.group(2)!r} of {m.group(0)!r} must be at least 1")
+        if not 1 <= latency <= MAX_LATENCY:
+            raise ConfigError(f"kernel {text!r}: latency {m.group(2)!r} of {m.group(0)!r} must be from 1 to "
+                              f"{MAX_LATENCY}")
         if m.group(3) and latency == 1:
             raise ConfigError(f"kernel {text!r}: {m.group(0)!r} is pipelined without a latency; write e.g. "
                               f"{m.group(1)}4p, or {m.group(1)} for one cycle")
@@ -98,6 +101,8 @@ def parse_sigma(text: str) -> Fraction:
         raise ConfigError(f"sigma {text!r} must be positive; write e.g. 1, 2 or 1/2")
     if den != 1 and num != 1:
         raise ConfigError(f"sigma {text!r} is not of the form n or 1/n; write e.g. 2 or 1/2")
+    if max(num, den) > MAX_SIGMA:
+        raise ConfigError(f"sigma {text!r} is out of range; use n or 1/n with n from 1 to {MAX_SIGMA}")
     return Fraction(num, den)
 
 

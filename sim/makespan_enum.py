@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.makespan import CountSM, WarpSM
+from warpcheck.models.makespan import CountSM, WarpSM, splits
 from warpcheck.models.makespan_kernel import MkKernel
 from warpcheck.models.makespan_schedule import Schedule, from_counts
 
@@ -28,33 +28,72 @@ class SearchBudgetExceeded(WarpcheckError):
 
 @dataclass
 class EnumResult:
-    """The worst-case makespan, the schedule reaching it, and how many states were visited."""
+    """The worst-case makespan, the schedule reaching it, how many states were visited, and their values."""
 
     makespan: int
     schedule: Schedule
     states: int
     seconds: float
+    value: dict[Key, int] = field(default_factory=dict, repr=False)  # worst case to go from each state
+
+
+class CountMoves:
+    """The moves of a CountSM compiled to tuple arithmetic: the model's ``choices`` and ``step``, about 5x faster.
+
+    A state is the tuple of warps per phase (done last).  Every busy warp
+    moves one phase on; per unit, ``min(free slots, ready warps)`` waiting
+    warps issue, split over the unit's wait phases in every possible way.
+    ``tests/test_makespan_methods.py`` checks it against the model's own
+    ``choices`` and ``step`` on random states.
+    """
+
+    def __init__(self, sm: CountSM) -> None:
+        self.sm = sm
+        self.busy = [p for p in range(sm.done) if not sm.phases[p].is_wait]
+        self.units = [(sm.kernel.sigma_of(u), sm.waits_on(u), sm.holders_on(u)) for u in sm.kernel.units]
+        self._cache: dict[tuple[int, tuple[int, ...], int], list[tuple[tuple[int, int], ...]]] = {}
+
+    def _per_unit(self, k: Key) -> list[list[tuple[tuple[int, int], ...]]]:
+        out = []
+        for j, (sigma, waits, holders) in enumerate(self.units):
+            issue = min(sigma - sum(k[p] for p in holders), sum(k[p] for p in waits))
+            caps = tuple(min(k[p], issue) for p in waits)  # at most sigma: few distinct patterns, cached
+            key = (j, caps, issue)
+            if key not in self._cache:
+                self._cache[key] = [tuple((p, a) for p, a in zip(waits, split) if a)
+                                    for split in splits(list(caps), issue)]
+            out.append(self._cache[key])
+        return out
+
+    def successors(self, k: Key) -> list[tuple[tuple[tuple[int, int], ...], Key]]:
+        """Every work-conserving move of state ``k``: (issues per wait phase, next state)."""
+        base = list(k)
+        for p in self.busy:
+            base[p] -= k[p]
+            base[p + 1] += k[p]
+        out = []
+        for combo in itertools.product(*self._per_unit(k)):
+            nxt = base[:]
+            moves = tuple(m for part in combo for m in part)
+            for p, a in moves:
+                nxt[p] -= a
+                nxt[p + 1] += a
+            out.append((moves, tuple(nxt)))
+        return out
 
 
 class _Longest:
-    """Memoised longest path over the states of a CountSM."""
+    """Memoised longest path over the states of a CountSM; resumable after a budget runs out."""
 
-    def __init__(self, sm: CountSM, deadline: float | None) -> None:
-        self.sm, self.deadline = sm, deadline
-        self.names = [v.name for v in sm.state_vars()]
+    def __init__(self, sm: CountSM) -> None:
+        self.sm, self.moves = sm, CountMoves(sm)
+        self.deadline: float | None = None
         self.value: dict[Key, int] = {}
-        self.best: dict[Key, tuple[dict[str, int], Key]] = {}
-
-    def key(self, s: dict[str, int]) -> Key:
-        return tuple(s[n] for n in self.names)
-
-    def successors(self, k: Key) -> list[tuple[dict[str, int], Key]]:
-        s = dict(zip(self.names, k))
-        return [(i, self.key(self.sm.step(CONCRETE, s, i))) for i in self.sm.choices(s)]
+        self.best: dict[Key, tuple[tuple[tuple[int, int], ...], Key]] = {}
 
     def solve(self, root: Key) -> int:
         """Fill ``value`` bottom-up with an explicit stack (no recursion limit)."""
-        stack: list[tuple[tuple[int, ...], Any]] = [(root, None)]
+        stack: list[tuple[Key, Any]] = [(root, None)]
         while stack:
             k, succ = stack[-1]
             if k in self.value:
@@ -65,7 +104,7 @@ class _Longest:
                 stack.pop()
                 continue
             if succ is None:
-                succ = self.successors(k)
+                succ = self.moves.successors(k)
                 stack[-1] = (k, succ)
                 todo = [(m, None) for _, m in succ if m not in self.value]
                 if todo:
@@ -75,7 +114,7 @@ class _Longest:
             stack.pop()
         return self.value[root]
 
-    def _close(self, k: Key, succ: list[tuple[dict[str, int], Key]]) -> None:
+    def _close(self, k: Key, succ: list[tuple[tuple[tuple[int, int], ...], Key]]) -> None:
         if self.deadline is not None and len(self.value) % 4096 == 0 and time.monotonic() > self.deadline:
             raise SearchBudgetExceeded("the exhaustive search ran out of time")
         inp, m = max(succ, key=lambda e: self.value[e[1]])
@@ -85,23 +124,43 @@ class _Longest:
     def path(self, root: Key) -> list[dict[str, int]]:
         out, k = [], root
         while k in self.best:
-            inp, k = self.best[k]
-            out.append(inp)
+            moves, k = self.best[k]
+            out.append({f"a{p}": a for p, a in moves})
         return out
+
+
+class Enumeration:
+    """The exhaustive search of one instance; ``run`` may be called again after a budget ran out (memo kept)."""
+
+    def __init__(self, kernel: MkKernel, warps: int) -> None:
+        self.sm = CountSM(kernel, warps)
+        self.search = _Longest(self.sm)
+        self.root: Key = tuple(warps if p == 0 else 0 for p in range(len(self.sm.phases)))
+        self.seconds = 0.0
+
+    def run(self, timeout: float | None = None, progress: Callable[[str], None] | None = None) -> EnumResult:
+        """Finish the search within ``timeout`` seconds more, or raise SearchBudgetExceeded."""
+        start = time.monotonic()
+        self.search.deadline = None if timeout is None else start + timeout
+        try:
+            makespan = self.search.solve(self.root)
+        finally:
+            self.seconds += time.monotonic() - start
+        if progress:
+            progress(f"enumerate: {len(self.search.value)} states, worst case {makespan}")
+        schedule = from_counts(self.sm, self.search.path(self.root))
+        return EnumResult(makespan, schedule, len(self.search.value), self.seconds, self.search.value)
+
+    @property
+    def states(self) -> int:
+        """Counter states whose worst case is known so far."""
+        return len(self.search.value)
 
 
 def worst_case(kernel: MkKernel, warps: int, timeout: float | None = None,
                progress: Callable[[str], None] | None = None) -> EnumResult:
     """Find the exact worst-case makespan by exhaustive search over counter states."""
-    start = time.monotonic()
-    sm = CountSM(kernel, warps)
-    search = _Longest(sm, None if timeout is None else start + timeout)
-    root = search.key(sm.init(CONCRETE, {}))
-    makespan = search.solve(root)
-    if progress:
-        progress(f"enumerate: {len(search.value)} states, worst case {makespan}")
-    schedule = from_counts(sm, search.path(root))
-    return EnumResult(makespan, schedule, len(search.value), time.monotonic() - start)
+    return Enumeration(kernel, warps).run(timeout, progress)
 
 
 def worst_case_per_warp(kernel: MkKernel, warps: int) -> int:

@@ -74,7 +74,7 @@ def test_approximation_of_fig7_instance_improves_on_the_pessimistic_bound():
     assert values[0] == 3360 and values == sorted(values, reverse=True) and values[-1] < 3360
 
 
-@pytest.mark.parametrize("text,msg", [("LxC", "'x' at position 2"), ("C0", "at least 1"), ("Cp", "pipelined without")])
+@pytest.mark.parametrize("text,msg", [("LxC", "'x' at position 2"), ("C0", "must be from 1 to 64"), ("Cp", "pipelined without")])
 def test_bad_kernel_text_is_refused(text, msg):
     with pytest.raises(ConfigError, match=msg):
         parse_kernel(text)

@@ -133,3 +133,19 @@ def test_paper_ilp_solves_after_a_highs_solve_with_other_threads():
     k = make_kernel("LLC", {"L": 1, "C": 1})
     r = MakespanIlp(k, 3).solve(timeout=60)
     assert r.optimal and r.makespan == worst_case(k, 3).makespan
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=st.text(alphabet="LCM", min_size=1, max_size=6), sig=st.sampled_from(["1", "2", "3", "1/2"]),
+       lat=st.sampled_from(["", "2", "3p"]), data=st.data())
+def test_compiled_moves_equal_the_models_choices_and_step(text, sig, lat, data):
+    from warpcheck.encodings.concrete import CONCRETE
+    from warpcheck.sim.makespan_enum import CountMoves
+
+    k = make_kernel(text + lat, {u: sig if u == "L" else "2" for u in set(text)})
+    sm = CountSM(k, 5)
+    counts = data.draw(st.lists(st.integers(0, 3), min_size=len(sm.phases), max_size=len(sm.phases)))
+    s = {f"n{p}": c for p, c in enumerate(counts)}
+    model = sorted(tuple(sm.step(CONCRETE, s, i)[f"n{p}"] for p in range(len(sm.phases))) for i in sm.choices(s))
+    compiled = sorted(nxt for _, nxt in CountMoves(sm).successors(tuple(counts)))
+    assert compiled == model

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import networkx as nx
 
@@ -48,7 +48,8 @@ class AbstractGraph:
     def alpha(self, s: dict[str, int]) -> Abs:
         return tuple(min(s[f"n{p}"], self.K) for p in range(self.n_abs))
 
-    def _reps(self, a: Abs) -> list[dict[str, int]]:
+    def reps(self, a: Abs) -> list[dict[str, int]]:
+        """Concrete states standing for abstract state a (a capped count K: K .. K + max sigma)."""
         ranges = [[v] if v < self.K else range(self.K, self.span + 1) for v in a]
         return [{**{f"n{p}": v for p, v in enumerate(vals)}, f"n{self.n_abs}": 0}
                 for vals in itertools.product(*ranges)]
@@ -71,7 +72,7 @@ class AbstractGraph:
             if deadline is not None and time.monotonic() > deadline:
                 return False
             a = todo.pop()
-            reps = self._reps(a)
+            reps = self.reps(a)
             self.deficit[a] = self._unit_deficit(reps[0])
             self.graph.add_node(a)
             if not any(a):
@@ -125,6 +126,8 @@ class AbstractResult:
     exact: bool
     seconds: float
     states: int
+    cap: int = 0
+    potential: dict[Abs, int] | None = None  # the deficit to go from every abstract state (the proof)
 
 
 def bound_with_cap(kernel: MkKernel, warps: int, cap: int,
@@ -146,6 +149,19 @@ def bound_with_cap(kernel: MkKernel, warps: int, cap: int,
     return best
 
 
+def bounds_by_cap(caps: Iterable[int], deadline: float, label: str, progress: Callable[[str], None] | None,
+                  bound: Callable[[int], Any]) -> Iterator[tuple[int, Any]]:
+    """The bound found at each cap (skipping caps that give none) while the deadline lasts."""
+    for cap in caps:
+        if time.monotonic() > deadline:
+            return
+        found = bound(cap)
+        if progress:
+            progress(f"{label}: cap {cap}: bound {found[0] if found else None}")
+        if found is not None:
+            yield cap, found
+
+
 def abstract_search(kernel: MkKernel, warps: int, max_cap: int | None = None, budget: float = 30.0,
                     progress: Callable[[str], None] | None = None) -> AbstractResult:
     """Bound the makespan by deficit accounting, and try to reach the bound with a guided run.
@@ -157,18 +173,14 @@ def abstract_search(kernel: MkKernel, warps: int, max_cap: int | None = None, bu
     smax = max(kernel.sigma_of(u) for u in kernel.units)
     max_cap = smax + 1 if max_cap is None else max_cap
     sm = CountSM(kernel, warps)
-    best, run = None, complete_first(sm)
-    for cap in range(smax, max_cap + 1):
-        if time.monotonic() - start > budget:
-            break
-        found = bound_with_cap(kernel, warps, cap, start + budget)
-        if progress:
-            progress(f"abstract: cap {cap}: bound {found[0] if found else None}")
-        if found is None:
-            continue
+    best, run = None, first_runs(sm)
+    for cap, found in bounds_by_cap(range(smax, max_cap + 1), start + budget, "abstract", progress,
+                                    lambda cap: bound_with_cap(kernel, warps, cap, start + budget)):
         if best is None or found[0] < best[0]:
             best = found
         for width in (1, 8, 64):
+            if len(run) >= found[0]:
+                break
             guided = _guided_run(sm, found[3], found[2], found[1], width)
             run = guided if len(guided) > len(run) else run
             if progress:
@@ -180,7 +192,8 @@ def abstract_search(kernel: MkKernel, warps: int, max_cap: int | None = None, bu
     upper = best[0] if best else None
     return AbstractResult(upper, best[1] if best else None, len(run), from_counts(sm, run),
                           upper == len(run), time.monotonic() - start,
-                          best[3].graph.number_of_nodes() if best else 0)
+                          best[3].graph.number_of_nodes() if best else 0,
+                          best[3].K if best else 0, best[2] if best else None)
 
 
 def complete_first(sm: CountSM) -> list[dict[str, int]]:
@@ -191,6 +204,22 @@ def complete_first(sm: CountSM) -> list[dict[str, int]]:
         s = sm.step(CONCRETE, s, inp)
         run.append(inp)
     return run
+
+
+def priority_run(sm: CountSM, latest_first: bool) -> list[dict[str, int]]:
+    """The run that always issues from the earliest (or the latest) wait phases first: often a worst case."""
+    order = sm.waits[::-1] if latest_first else sm.waits
+    s, run = sm.init(CONCRETE, {}), []
+    while not sm.finished(CONCRETE, s):
+        inp = max(sm.choices(s), key=lambda i: tuple(i.get(f"a{p}", 0) for p in order))
+        s = sm.step(CONCRETE, s, inp)
+        run.append(inp)
+    return run
+
+
+def first_runs(sm: CountSM) -> list[dict[str, int]]:
+    """The longest of three cheap runs: first choice, earliest phases first, latest phases first."""
+    return max((complete_first(sm), priority_run(sm, False), priority_run(sm, True)), key=len)
 
 
 def _guided_run(sm: CountSM, ag: AbstractGraph, togo: dict[Abs, int], unit: str, width: int) -> list[dict[str, int]]:

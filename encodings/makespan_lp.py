@@ -1,0 +1,58 @@
+"""A linear program on HiGHS: minimise ``cost . x`` subject to ``lo <= A x`` rows, for the ranking search.
+
+Kept apart from the Fig. 3 ILP: here every variable is continuous and free
+unless bounded, and the answer is a plain list of floats (made exact by the
+caller, which checks it in rational arithmetic).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+
+def quiet_highs() -> Any:
+    """A HiGHS instance, its banner (written to the C-level stdout when built) kept off ``--json`` output."""
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            h = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    h.silent()
+    return h
+
+
+def solve_lp(n: int, cost: list[float], rows: list[tuple[list[tuple[int, float]], float]],
+             lower: list[float] | None = None, timeout: float | None = None) -> list[float] | None:
+    """Minimise ``cost . x`` with every row ``sum(v * x[j]) >= lo``; None if infeasible, unbounded or out of time."""
+    import highspy
+
+    h = quiet_highs()
+    highspy.Highs.resetGlobalScheduler(True)  # see MakespanIlp.solve: one thread scheduler per process
+    h.setOptionValue("threads", 1)
+    if timeout is not None:
+        h.setOptionValue("time_limit", float(max(timeout, 0.1)))
+    lo = np.full(n, -np.inf) if lower is None else np.array(lower, dtype=float)
+    h.addVars(n, lo, np.full(n, np.inf))
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), np.array(cost, dtype=float))
+    starts: list[int] = []
+    idx: list[int] = []
+    val: list[float] = []
+    for terms, _ in rows:
+        starts.append(len(idx))
+        idx += [j for j, _ in terms]
+        val += [v for _, v in terms]
+    h.addRows(len(rows), np.array([r[1] for r in rows], dtype=float), np.full(len(rows), np.inf), len(idx),
+              np.array(starts, dtype=np.int32), np.array(idx, dtype=np.int32), np.array(val, dtype=float))
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return list(h.getSolution().col_value)
