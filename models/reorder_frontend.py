@@ -32,7 +32,7 @@ class LoadStoreFrontEnd(FrontEnd):
         if self.issue_policy.reads_elig:  # its update would see eligibility without the holds
             raise ConfigError(f"issue policy {config.issue_policy!r} reads eligibility in its update; "
                               "the LD/ST-timed front end takes policies that do not (e.g. lrr, srr, gtlrr, gtlo)")
-        self.name = f"{self.name}-ldst"
+        self.name: str = f"{config.design}-{self._policy_label()}-W{self.W}-ldst"
 
     def input_vars(self) -> list[Var]:
         return super().input_vars() + [Var(f"m{w}.hold", "bool") for w in range(self.W)]
