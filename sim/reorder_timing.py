@@ -286,21 +286,3 @@ def simulate_kernel(kernel: Kernel, traces: Sequence[Trace], work: Workload, lin
         sim.cycle()
     unfinished = sum(p != len(t) for p, t in zip(mem.pos, traces))
     return TimingRun(max(mem.end, sim.now), mem.order, mem.misses, mem.loads, misaligned=sim.misaligned + unfinished)
-
-
-def segment_estimates(kernel: Kernel, traces, lines, timing: Timing, miss_rate: float) -> tuple[float, float]:
-    """The paper's segment WCET estimate with Eq. 3 (every access to memory) and Eq. 4 (``miss_rate``)."""
-    from warpcheck.models.segment_wcet import MemoryModel, estimate, segment_latencies
-
-    streams = [[(pc, kernel.instructions[pc], len(lines[w][acc][1]) if acc >= 0 else 0) for pc, acc in trace]
-               for w, trace in enumerate(traces)]
-    coal: dict[int, int] = {}
-    for stream in streams:
-        for pc, _, n in stream:
-            coal[pc] = max(coal.get(pc, 0), n)
-    base = timing.miss + timing.jitter
-    out = []
-    for rate in (None, miss_rate):
-        mem = MemoryModel(base, timing.hit, 1, rate)
-        out.append(estimate([segment_latencies(s, timing.cost.latency, coal, mem) for s in streams]))
-    return out[0], out[1]
