@@ -104,7 +104,8 @@ def add_action(acts: Any) -> None:
                         epilog="example:\n  warpcheck reorder simulate examples/reorder/set_conflicts.ptx --grid 1 "
                                "--block 128 --param data=0 --param rows=3 --jitter 100 --seeds 5\n"
                                "exit codes: 0 the unit kept the static order, 1 the unit deadlocked, 2 bad input, "
-                               "5 the unit left the static order (a bug of the kit)")
+                               "5 the unit left the static order, an issue left the trace or a run exceeded the charged bound "
+                               "(a bug of the kit)")
     add_kernel_options(q)
     q.add_argument("--cache", default="16K:4", metavar="SIZE:WAYS", help="the L1 (default 16K:4)")
     q.add_argument("--hit", type=int, default=20, metavar="N", help="L1 hit latency (default 20)")

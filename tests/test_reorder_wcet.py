@@ -96,3 +96,19 @@ def test_the_bound_by_hand():
     assert t["total"] == 10 + 3 + 4 + 48 + 22 + 2 + 6 + 320
     rr = charged_cycles(work, Machine(warps=2, pipe=4, icache_miss=10, ibuffer=4, round_robin=True))
     assert rr["turns"] == 10 and rr["unit"] == 0
+
+
+SLOW_BOUND_CASES = [
+    [KERNELS / "backprop.ptx", "--grid", "2", "--block", "64", *P, "--param", "2=0x300000", "--param", "3=8",
+     "--param", "4=16"],
+    [KERNELS / "kmeans.ptx", "--grid", "2", "--block", "64", *P, "--param", "2=0x300000", "--param", "3=64",
+     "--param", "4=4", "--param", "5=4"],
+    [KERNELS / "nw.ptx", "--grid", "1", "--block", "32", *P, "--param", "2=8", "--param", "3=2"],
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", SLOW_BOUND_CASES, ids=lambda a: a[0].stem)
+def test_the_charged_bound_on_the_longer_kernels(capsys, args):
+    code, out = _bounds(capsys, args)
+    assert code == 0 and all(c["bound"] >= max(c["cycles"]) for c in out["configs"].values())
