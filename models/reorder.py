@@ -38,6 +38,7 @@ written apart (``models.reorder_order``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 from warpcheck.models.errors import ConfigError
@@ -73,7 +74,7 @@ class Workload:
     def total(self) -> int:
         return sum(len(e) for e in self.epochs)
 
-    @property
+    @cached_property
     def longest(self) -> int:
         return max(len(e) for e in self.epochs)
 
@@ -97,6 +98,7 @@ class ReorderUnit(TransitionSystem):
         if self.l1 is not None and [len(a) for a in work.accesses] != [len(e) for e in work.epochs]:
             raise ConfigError("an L1 needs the kind and lines of every request of the workload")
         self.name = f"reorder-{'unit' if unit else 'none'}-{order}-W{work.warps}-C{channel}"
+        self._earlier_cache: dict[tuple[int, int], list[str]] = {}
 
     # -- variables -----------------------------------------------------------
     def key_of(self, w: int, k: int) -> int:
@@ -155,8 +157,15 @@ class ReorderUnit(TransitionSystem):
 
     def barrier_passed(self, A: Any, s: State, w: int, epoch: int) -> Any:
         """Every request of epoch < ``epoch`` of every warp of ``w``'s block has been sent to L1."""
-        return A.all_([A.eq(s[f"st.{q}.{j}"], A.const(SENT)) for q in self.work.peers(w)
-                       for j in range(self.work.count(q)) if self.work.epochs[q][j] < epoch])
+        return A.all_([A.eq(s[name], A.const(SENT)) for name in self._earlier(w, epoch)])
+
+    def _earlier(self, w: int, epoch: int) -> list[str]:
+        """The status fields of the requests of ``w``'s block before its barrier ``epoch`` (cached)."""
+        key = (self.work.blocks[w], epoch)
+        if key not in self._earlier_cache:
+            self._earlier_cache[key] = [f"st.{q}.{j}" for q in self.work.peers(w)
+                                        for j in range(self.work.count(q)) if self.work.epochs[q][j] < epoch]
+        return self._earlier_cache[key]
 
     # -- one cycle -----------------------------------------------------------------
     def step(self, A: Any, s: State, i: Mapping[str, Any]) -> State:

@@ -40,6 +40,7 @@ class TransitionSystem:
     """Base class of every model: override the variable lists, ``init`` and ``step``."""
 
     name = "system"
+    lemma_batch = 1  # candidate lemmas per Houdini query (verify.lemmas, where the choice is measured)
 
     def state_vars(self) -> list[Var]:
         """The state variables, flat, with their ranges."""

@@ -7,7 +7,7 @@ version in ``models.l1`` so that the two check each other.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from warpcheck.models.l1 import L1Spec
 
@@ -34,16 +34,26 @@ class L1Stats:
 
 def replay(accesses: Iterable[tuple[str, Iterable[int]]], spec: L1Spec) -> L1Stats:
     """Replay ``(kind, line addresses)`` accesses in order through LRU sets."""
-    sets: dict[int, list[int]] = {}
     stats = L1Stats()
+    for _ in per_access(accesses, spec, stats):
+        pass
+    return stats
+
+
+def per_access(accesses: Iterable[tuple[str, Iterable[int]]], spec: L1Spec,
+               stats: L1Stats | None = None) -> Iterator[bool]:
+    """Replay the accesses in order; yield, per access, whether every load line of it hit."""
+    sets: dict[int, list[int]] = {}
+    stats = stats if stats is not None else L1Stats()
     for kind, lines in accesses:
+        before = stats.load_misses
         for line in lines:
             s = sets.setdefault(spec.set_of(line), [])
             if kind == "L":
                 _load(s, line, spec.ways, stats)
             else:
                 _store(s, line, spec.stores, stats)
-    return stats
+        yield stats.load_misses == before
 
 
 def _load(s: list[int], line: int, ways: int, stats: L1Stats) -> None:

@@ -215,9 +215,11 @@ class ICache:
 class WorkloadSource:
     """A driver source over a workload's per-warp paths, with a shared I-cache."""
 
-    def __init__(self, workload: Workload, warps: int, ibuffer: int, icache: ICache | None = None) -> None:
+    def __init__(self, workload: Workload | None, warps: int, ibuffer: int, icache: ICache | None = None,
+                 paths: Sequence[list[tuple[int, Instr]]] = ()) -> None:
+        """Serve ``workload``'s paths, or the given per-warp ``paths`` (pc, instruction) when it is None."""
         self.workload, self.B = workload, ibuffer
-        self.paths = [workload.path(w) for w in range(warps)]
+        self.paths = list(paths) if workload is None else [workload.path(w) for w in range(warps)]
         self.icache = icache or ICache()
         self.memo: dict[tuple[int, int], Instr] = {}
         self.warm = [self._warm_length(p) for p in self.paths]

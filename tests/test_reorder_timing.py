@@ -44,3 +44,42 @@ def test_bad_latencies_are_refused(capsys):
     code = main(["reorder", "simulate", *map(str, CONFLICTS), "--hit", "50", "--miss", "10"])
     _, err = capsys.readouterr()
     assert code == 2 and err.count("\n") == 1 and "1 <= hit <= miss" in err
+
+
+def _analysis(args):
+    from warpcheck.cli.kernel_verbs import load_kernel
+    from warpcheck.cli.reorder_verbs import parse_params
+    from warpcheck.sim.kernel_accesses import analyze
+
+    kernel = load_kernel(str(args[0]))
+    dims = [(tuple(int(x) for x in str(v).split(",")) + (1, 1))[:3] for v in (args[2], args[4])]
+    params = [str(args[i + 1]) for i, a in enumerate(args) if a == "--param"]
+    return analyze(kernel, dims[0], dims[1], parse_params(params, kernel))
+
+
+def test_the_front_end_drives_the_run_compiled_equals_the_model_step():
+    from warpcheck.cli.reorder_prove import workload
+    from warpcheck.models.l1 import L1Spec
+    from warpcheck.sim.reorder_timing import Timing, simulate_kernel
+
+    an = _analysis(LOOP)
+    work, lines = workload(an, limit=False)
+    traces = [w.trace for w in an.warps]
+    for design in ("baseline", "swas"):
+        runs = [simulate_kernel(an.kernel, traces, work, lines, L1Spec(16 * 1024, 4), True, "lrr",
+                                Timing(jitter=30, seed=1), design=design, engine=e) for e in ("compiled", "reference")]
+        assert runs[0] == runs[1] and runs[0].misaligned == 0 and not runs[0].deadlock
+
+
+def test_memory_latency_comes_from_the_l1_side():
+    from warpcheck.cli.reorder_prove import workload
+    from warpcheck.models.l1 import L1Spec
+    from warpcheck.sim.reorder_timing import Timing, simulate_kernel
+
+    an = _analysis(CONFLICTS)
+    work, lines = workload(an, limit=False)
+    traces = [w.trace for w in an.warps]
+    fast, slow = (simulate_kernel(an.kernel, traces, work, lines, L1Spec(16 * 1024, 4), True, "lrr", Timing(20, m))
+                  for m in (200, 400))
+    # every load misses at least once on the path to the end: a slower memory makes the kernel slower
+    assert slow.cycles > fast.cycles and fast.order == slow.order

@@ -51,7 +51,7 @@ def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambd
     seen_false = refuted_by_runs(ts, live)
     u = Unrolling(ts, "h.")
     init_ok = _filter_init(u, [x for x in live if x[0] not in seen_false], left_ms)
-    proved = _preserved(u, init_ok, left_ms)
+    proved = _preserved(u, init_ok, left_ms, ts.lemma_batch)
     done = {n for n, _ in proved}
     return proved, [n for n, _ in live if n not in done]
 
@@ -80,7 +80,7 @@ def _inputs(rng: random.Random, ts: TransitionSystem) -> dict[str, Any]:
     return {v.name: _pick(rng, v) for v in ts.input_vars()}
 
 
-def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None]) -> list[Lemma]:
+def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None], batch: int = 1) -> list[Lemma]:
     """The largest subset whose conjunction one step preserves.
 
     The candidates are asserted before the step and each is asked about after
@@ -93,7 +93,7 @@ def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None
         s = z3.SolverFor(u.logic)
         s.add(u.trans(0), *[u.holds(f, 0) for f in alive.values()])
         after = {n: u.holds(f, 1) for n, f in alive.items()}
-        broken = _first_broken(s, after, left_ms)
+        broken = _first_broken(s, after, left_ms, batch)
         if broken is None:  # could not decide: keep nothing rather than assume
             return []
         if not broken:
@@ -102,19 +102,22 @@ def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None
             del alive[n]
 
 
-BATCH = 1  # candidates per query; measured at W = 16: 1, 8, 32, 128 took 9.0, 9.4, 11.8, 16.0 s
+# Candidates per query (a model's ``lemma_batch``).  The front end at W = 16: 1, 8, 32, 128 took
+# 9.0, 9.4, 11.8, 16.0 s; the reordering unit at 32 warps / 192 requests (549 lemmas): 1 took
+# 42 s, 32 and 128 took 12 to 18 s (loaded machine).
 
 
-def _first_broken(s: z3.Solver, after: dict[str, Any], left_ms: Callable[[], int | None]) -> list[str] | None:
+def _first_broken(s: z3.Solver, after: dict[str, Any], left_ms: Callable[[], int | None],
+                  batch: int = 1) -> list[str] | None:
     """The candidates falsified after the step in the first counter-model found ([] if none; None if unknown).
 
-    Candidates are asked in batches of BATCH (one query: is any of them false?).
+    Candidates are asked in batches of ``batch`` (one query: is any of them false?).
     """
     items = list(after.items())
-    for k in range(0, len(items), BATCH):
+    for k in range(0, len(items), batch):
         if left_ms() is not None:
             s.set("timeout", left_ms())
-        r = s.check(z3.Not(z3.And([h for _, h in items[k:k + BATCH]])))
+        r = s.check(z3.Not(z3.And([h for _, h in items[k:k + batch]])))
         if r == z3.unsat:
             continue
         if r != z3.sat:
