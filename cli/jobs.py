@@ -4,12 +4,12 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
+from warpcheck.cli.contract_guard import worker_pool
 from warpcheck.cli.frontend_run import ProveJob, ProveOutcome, prove_job
 from warpcheck.models.config import config_from_mapping
 from warpcheck.models.errors import ConfigError, InputFileError
@@ -64,7 +64,7 @@ def _run(a: argparse.Namespace) -> int:
             raise ConfigError(f"--only {a.only!r}: no such task; tasks: {', '.join(known)}")
         tasks = [t for t in tasks if t[0] == a.only]
     start = time.monotonic()
-    with ProcessPoolExecutor(max_workers=2) as pool:
+    with worker_pool(2) as pool:
         outcomes: list[ProveOutcome] = list(pool.map(prove_job, [j for _, j, _ in tasks]))
     ok = [o.result.status is e for (_, _, e), o in zip(tasks, outcomes)]
     if a.json:

@@ -184,6 +184,8 @@ def solve_z3(prob: IpetProblem, timeout_ms: int = 60000) -> IpetResult:
     """Maximise the IPET objective with Z3's Optimize."""
     import z3
 
+    from warpcheck.encodings.z3_algebra import check
+
     start = time.perf_counter()
     x = [z3.Int(f"e{i}") for i in range(len(prob.edges))]
     opt = z3.Optimize()
@@ -196,7 +198,7 @@ def solve_z3(prob: IpetProblem, timeout_ms: int = 60000) -> IpetResult:
         opt.add(z3.Sum([c * x[i] for i, c in coef.items()] or [z3.IntVal(0)]) <= rhs)
     obj = z3.Sum([c * x[i] for i, c in prob.objective().items()] or [z3.IntVal(0)])
     handle = opt.maximize(obj)
-    if opt.check() != z3.sat:
+    if check(opt) != z3.sat:
         raise WarpcheckError(f"Z3 could not solve the IPET problem ({opt.reason_unknown()})")
     model = opt.model()
     value = handle.value()

@@ -9,6 +9,23 @@ import z3
 from warpcheck.encodings.algebra import Algebra, SymbolicValue
 
 
+def check(solver: Any, *assumptions: Any) -> z3.CheckSatResult:
+    """``solver.check``, except that a Ctrl-C Z3 caught raises KeyboardInterrupt instead of answering unknown.
+
+    Z3 turns a SIGINT during a check into "unknown"; read as a solver that gave
+    up, that would end an interrupted run with a verdict.
+    """
+    r = solver.check(*assumptions)
+    if r == z3.unknown and "keyboard" in solver.reason_unknown():
+        raise KeyboardInterrupt
+    return r
+
+
+def interrupt_solvers() -> None:
+    """Stop the check running in the main Z3 context (safe from another thread)."""
+    z3.main_ctx().interrupt()
+
+
 class Sym(SymbolicValue):
     """A Z3 term that refuses to act as a Python bool."""
 

@@ -16,7 +16,7 @@ from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.encodings.unroll import Trace
 from warpcheck.models.config import SMConfig, config_from_mapping
 from warpcheck.models.errors import ConfigError, InputFileError
-from warpcheck.models.files import load_json
+from warpcheck.models.files import atomic_write_text, load_json
 from warpcheck.models.frontend import FrontEnd
 from warpcheck.models.stream import FILLER, Instr, StreamBook, instr_of
 
@@ -43,7 +43,7 @@ class Witness:
                 "streams": [[x.to_json() for x in st] for st in self.streams]}
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        atomic_write_text(path, json.dumps(self.to_json(), indent=1) + "\n", "witness")
 
 
 def from_trace(fe: FrontEnd, trace: Trace, prop: str, prologue: int = 0) -> Witness:
