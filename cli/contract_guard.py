@@ -16,6 +16,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor
 from types import FrameType
@@ -34,10 +35,11 @@ def budget_end(timeout: float) -> float:
     """Seconds after the start at which a run of budget ``timeout`` is stopped from outside.
 
     The engines stop themselves at ``timeout`` and report what they reached; this
-    backstop (half of the allowed overrun, max(2 s, 10 %)) catches what they do
-    not see: model construction, a long Python loop, a call with no timeout.
+    backstop (a quarter of the allowed overrun, max(2 s, 10 %), leaving the rest for
+    start-up and exit) catches what they do not see: model construction, a long
+    Python loop, a call with no timeout.
     """
-    return timeout + 0.5 * max(2.0, 0.1 * timeout)
+    return timeout + 0.25 * max(2.0, 0.1 * timeout)
 
 
 STOPPED: dict[str, int] = {}  # "signal": the signal that ended the run, once one has
@@ -84,8 +86,8 @@ def _watch(fd: int) -> None:
 
 
 @contextlib.contextmanager
-def guarded(timeout: float | None) -> Iterator[None]:
-    """Run the body with the watchdog, and with an alarm at :func:`budget_end` if a budget is given."""
+def guarded(timeout: float | None, started: float) -> Iterator[None]:
+    """Run the body with the watchdog, and with an alarm at :func:`budget_end` after ``started`` (monotonic)."""
     if threading.current_thread() is not threading.main_thread():
         yield  # signals are the main thread's: called from elsewhere (tests), guard nothing
         return
@@ -97,7 +99,7 @@ def guarded(timeout: float | None) -> Iterator[None]:
            if signal.getsignal(s) is not signal.SIG_IGN}  # SIGINT ignored (nohup, `cmd &`) stays ignored
     threading.Thread(target=_watch, args=(r,), daemon=True, name="warpcheck-watchdog").start()
     if timeout is not None:
-        signal.setitimer(signal.ITIMER_REAL, budget_end(timeout))
+        signal.setitimer(signal.ITIMER_REAL, max(0.01, budget_end(timeout) - (time.monotonic() - started)))
     try:
         yield
     finally:

@@ -10,6 +10,7 @@ import importlib
 import json
 import signal
 import sys
+import time
 from typing import NoReturn
 
 from warpcheck.cli import contract_guard as guard
@@ -31,13 +32,18 @@ the kit: a crash report is written), 130 interrupted (Ctrl-C)"""
 
 # Output files and folders of each verb (verb, action) -> (option, kind, default when not given):
 # checked before any work starts.
-OUTPUTS = {
+OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
     ("prove", None): [("witness", "file", "warpcheck-out/witness.json"), ("vcd", "file", None)],
     ("replay", None): [("vcd", "file", None)],
     ("cfg", None): [("dot", "file", None)],
     ("demo", None): [("out", "folder", None)],
     ("run", None): [("out", "folder", None)],
     ("reorder", "prove"): [("witness", "file", "warpcheck-out/witness.json")],
+}
+# Sizes of verbs without a --timeout, with the largest value allowed and why (refused up front, exit 2).
+CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
+    ("replay", "cycles"): (10_000, "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
+    ("simulate", "warps"): (64, "an SM holds at most 64 warps; a run at W = 64 already takes about a minute"),
 }
 PER_TASK_TIMEOUT = {"demo", "run"}  # their --timeout is per proof, not a budget for the whole run
 
@@ -82,6 +88,10 @@ def _check_args(args: argparse.Namespace) -> None:
     bad = guard.finite_numbers(vars(args))
     if bad:
         raise _BadOption(f"{bad} is not allowed; give a finite number")
+    for (verb, option), (ceiling, why) in CEILINGS.items():
+        value = getattr(args, option, None) if args.verb == verb else None
+        if isinstance(value, int) and value > ceiling:
+            raise _BadOption(f"--{option} {value} is above the ceiling of {ceiling} ({why})")
     for option, kind, default in OUTPUTS.get((args.verb, getattr(args, "action", None)), []):
         path = getattr(args, option, None) or default
         if path is not None:
@@ -115,6 +125,7 @@ def _stopped(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; whatever happens, end with one of the documented exit codes."""
+    started = time.monotonic()
     try:
         args = build_parser().parse_args(argv)
     except KeyboardInterrupt:  # while the verbs were still being imported
@@ -126,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(e.code or 0)
     try:
         _check_args(args)
-        with guard.guarded(_budget(args)):
+        with guard.guarded(_budget(args), started):
             return int(args.func(args))
     except WarpcheckError as e:
         return _end(args, guard.EXIT_BAD_INPUT, "BAD_INPUT", str(e), "error")
