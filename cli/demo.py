@@ -10,7 +10,7 @@ from typing import Any
 from tabulate import tabulate
 
 from warpcheck.cli.contract_guard import worker_pool
-from warpcheck.cli.frontend_run import Progress, ProveJob, ProveOutcome, prove_job
+from warpcheck.cli.frontend_run import Progress, ProveJob, ProveOutcome, prove_job_bounded
 from warpcheck.models.config import SMConfig
 from warpcheck.verify.result import Status
 
@@ -72,7 +72,7 @@ def run_demo(warps: int, timeout: float, out: str, progress: Progress = None) ->
     start, jobs = time.monotonic(), demo_jobs(warps, timeout, out)
     results: dict[int, ProveOutcome] = {}
     with worker_pool(2) as pool:
-        futures = {pool.submit(prove_job, job): k for k, (job, _) in enumerate(jobs)}
+        futures = {pool.submit(prove_job_bounded, job): k for k, (job, _) in enumerate(jobs)}
         for fut in as_completed(futures):
             k = futures[fut]
             results[k] = fut.result()

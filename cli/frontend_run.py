@@ -1,6 +1,7 @@
 """What the front-end verbs do, as functions returning plain outcomes (shared by CLI, demo and jobs)."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -129,6 +130,18 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
         if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS
             result.status, result.message = Status.ERROR, out.recheck
     return out
+
+
+def prove_job_bounded(job: ProveJob) -> ProveOutcome:
+    """``prove_job`` in a worker process, with its timeout bounding model construction too."""
+    from warpcheck.cli.contract_guard import RunTimeout, guarded
+    start = time.monotonic()
+    try:
+        with guarded(job.timeout, start):
+            return prove_job(job)
+    except RunTimeout:
+        return ProveOutcome(job, Result(Status.TIMEOUT, job.engine, 0, seconds=time.monotonic() - start,
+                                        message=f"did not finish within {job.timeout:g} s (set-up included)"))
 
 
 def _attach_witness(out: ProveOutcome) -> None:
