@@ -9,6 +9,7 @@ run in their own process group, so that stopping them stops their children too.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import datetime
 import math
 import os
@@ -98,6 +99,9 @@ def guarded(timeout: float | None, started: float) -> Iterator[None]:
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGALRM, signal.SIGINT)
            if signal.getsignal(s) is not signal.SIG_IGN}  # SIGINT ignored (nohup, `cmd &`) stays ignored
     threading.Thread(target=_watch, args=(r,), daemon=True, name="warpcheck-watchdog").start()
+    solver = sys.modules.get("warpcheck.encodings.z3_algebra")
+    if solver is not None:
+        solver.leave_ctrl_c_to_python()
     if timeout is not None:
         signal.setitimer(signal.ITIMER_REAL, max(0.01, budget_end(timeout) - (time.monotonic() - started)))
     try:
@@ -134,6 +138,17 @@ def crash_report(verb: str, argv: list[str] | None) -> str:
 def _own_group() -> None:
     os.setpgid(0, 0)  # Ctrl-C at the terminal reaches the parent only; it stops the workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):  # Linux: die with the parent, whatever killed it
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    for pid in list(getattr(pool, "_processes", None) or {}):  # no public API lists the workers
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager
@@ -143,9 +158,8 @@ def worker_pool(workers: int = 2) -> Iterator[ProcessPoolExecutor]:
     try:
         yield pool
     except BaseException:
-        for pid in list(getattr(pool, "_processes", None) or {}):  # no public API lists the workers
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
+        _kill_workers(pool)
         pool.shutdown(wait=False, cancel_futures=True)
+        _kill_workers(pool)  # a worker the pool started meanwhile
         raise
     pool.shutdown(wait=True)

@@ -9,12 +9,25 @@ import z3
 from warpcheck.encodings.algebra import Algebra, SymbolicValue
 
 
-def check(solver: Any, *assumptions: Any) -> z3.CheckSatResult:
-    """``solver.check``, except that a Ctrl-C Z3 caught raises KeyboardInterrupt instead of answering unknown.
+_CTRL_C = {"python": False}  # True: a watchdog interrupts checks on SIGINT (see interrupt_solvers)
 
-    Z3 turns a SIGINT during a check into "unknown"; read as a solver that gave
-    up, that would end an interrupted run with a verdict.
+
+def leave_ctrl_c_to_python() -> None:
+    """Let SIGINT reach Python during checks: whoever calls this interrupts the solver from another thread."""
+    _CTRL_C["python"] = True
+
+
+def check(solver: Any, *assumptions: Any) -> z3.CheckSatResult:
+    """``solver.check``, except that a Ctrl-C never becomes an "unknown" answer.
+
+    Z3 catches SIGINT during a check and answers unknown ("interrupted from
+    keyboard", or "canceled" in some solvers, like a timeout): read as a solver
+    that gave up, an interrupted run would end with a verdict.  So either Python
+    keeps the signal (after :func:`leave_ctrl_c_to_python`), or a keyboard
+    interrupt Z3 reports is raised as KeyboardInterrupt.
     """
+    if _CTRL_C["python"]:
+        solver.set("ctrl_c", False)
     r = solver.check(*assumptions)
     if r == z3.unknown and "keyboard" in solver.reason_unknown():
         raise KeyboardInterrupt
