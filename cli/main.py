@@ -44,6 +44,7 @@ OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
 CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
     ("replay", "cycles"): (10_000, "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
     ("simulate", "warps"): (64, "an SM holds at most 64 warps; a run at W = 64 already takes about a minute"),
+    ("wcet", "max_loop_bound"): (10**6, "past it the two IPET solvers' floating-point answers no longer agree"),
 }
 PER_TASK_TIMEOUT = {"demo", "run"}  # their --timeout is per proof, not a budget for the whole run
 

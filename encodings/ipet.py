@@ -219,9 +219,10 @@ def solve_highs(prob: IpetProblem, options: Mapping[str, float] | None = None) -
     """Maximise the same IPET objective with HiGHS (integer program, solved to optimality)."""
     import highspy
 
+    from warpcheck.encodings.highs_quiet import quiet_highs
+
     start = time.perf_counter()
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs()
     for name, value in (HIGHS_OPTIONS if options is None else options).items():
         h.setOptionValue(name, value)
     inf = highspy.kHighsInf

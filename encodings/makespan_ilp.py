@@ -126,8 +126,10 @@ class MakespanIlp:
         """Solve with HiGHS (maximise Y_{W,I}); ``optimal`` only when HiGHS proves it."""
         import highspy
 
+        from warpcheck.encodings.highs_quiet import quiet_highs
+
         start = time.monotonic()
-        h = highspy.Highs()
+        h = quiet_highs()
         h.silent()
         # HiGHS keeps one thread scheduler per process: a solve asking for another thread count than an
         # earlier solve (the IPET's) fails with no solution (seen with highspy 1.16), so restart it first.

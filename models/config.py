@@ -129,7 +129,7 @@ def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -
     extra = sorted(set(data) - known)
     if extra:
         raise ConfigError(f"{where}: unknown key {extra[0]!r}; known keys: {', '.join(sorted(known - {'check_buffer'}))}")
-    args = {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
+    args: dict[str, Any] = {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
     validated(SMConfigFile, args, where)
     if "latency" in args:
         args["latency"] = {**DEFAULT_LATENCY, **dict(args["latency"])}

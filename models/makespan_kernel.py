@@ -110,6 +110,8 @@ def parse_sigmas(items: Iterable[str]) -> dict[str, Fraction]:
         if not sep or not re.fullmatch(r"[A-Z]", unit):
             raise ConfigError(f"sigma {item!r} is not of the form U=n or U=1/n with U an upper-case unit letter; "
                               "write e.g. L=1/2")
+        if unit in out:
+            raise ConfigError(f"sigma of unit {unit!r} is given twice; give one --sigma {unit}=...")
         out[unit] = parse_sigma(value)
     return out
 
@@ -133,6 +135,10 @@ def transform(instrs: tuple[MkInstr, ...], sigma: Mapping[str, Fraction]) -> MkK
     for ins in instrs:
         if ins.unit not in sigma:
             raise ConfigError(f"unit {ins.unit!r} of the kernel has no sigma; add --sigma {ins.unit}=1 (or n, or 1/n)")
+    units = sorted({ins.unit for ins in instrs})
+    stray = sorted(set(sigma) - set(units))
+    if stray:
+        raise ConfigError(f"--sigma {stray[0]}=...: unit {stray[0]!r} is not in the kernel; its units: {', '.join(units)}")
     out: list[MkInstr] = []
     for ins in instrs:
         n = sigma[ins.unit].denominator
