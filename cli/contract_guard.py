@@ -21,7 +21,7 @@ import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor
 from types import FrameType
-from typing import Iterator
+from typing import Any, Iterator
 
 from warpcheck.models.files import atomic_write_text
 
@@ -67,6 +67,12 @@ def _in_finaliser(frame: FrameType | None) -> bool:
     return False
 
 
+def _quiet_after_stop(unraisable: Any) -> None:
+    """After a stop, finalisers of objects the signal left half-built may fail: not worth a traceback."""
+    if not STOPPED:
+        sys.__unraisablehook__(unraisable)
+
+
 def stopped_by() -> int | None:
     """The signal (SIGINT or SIGALRM) that ended the run, if one did."""
     return STOPPED.get("signal")
@@ -93,6 +99,7 @@ def guarded(timeout: float | None, started: float) -> Iterator[None]:
         yield  # signals are the main thread's: called from elsewhere (tests), guard nothing
         return
     STOPPED.clear()
+    old_hook, sys.unraisablehook = sys.unraisablehook, _quiet_after_stop
     r, w = os.pipe()
     os.set_blocking(w, False)
     old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
@@ -112,6 +119,8 @@ def guarded(timeout: float | None, started: float) -> Iterator[None]:
             signal.signal(s, handler)
         signal.set_wakeup_fd(old_fd)
         os.close(w)  # the watchdog reads end-of-file, closes its end and stops
+        if not STOPPED:  # after a stop, half-built objects are collected later, until exit: stay quiet
+            sys.unraisablehook = old_hook
 
 
 def finite_numbers(values: dict[str, object]) -> str | None:
