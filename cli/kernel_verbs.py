@@ -70,19 +70,16 @@ def _pairs(items: list[str], option: str, allowed=None) -> list[tuple[str, int]]
     return out
 
 
-def _bounds(a: argparse.Namespace, labels: list[str] | None = None) -> dict[str, int]:
+def _bounds(a: argparse.Namespace) -> dict[str, int]:
     bounds: dict[str, int] = {}
     if a.bounds:
         data = load_toml(a.bounds, "loop bounds file")
         table = data.get("loops", data)
         for k, v in table.items():
-            if labels is not None and k not in labels:
-                raise ConfigError(f"{a.bounds!r}: loop bound for {k!r}, which is not a label of the kernel; "
-                                  f"known labels: {', '.join(labels)}")
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ConfigError(f"{a.bounds!r}: loop bound {k!r} = {v!r}; use a non-negative integer")
             bounds[k] = v
-    bounds.update(_pairs(a.loop_bound or [], "--loop-bound", labels))
+    bounds.update(_pairs(a.loop_bound or [], "--loop-bound"))
     return bounds
 
 
@@ -194,7 +191,7 @@ def _wcet(a: argparse.Namespace) -> int:
     kernel = load_kernel(a.kernel, a.entry)
     if a.max_loop_bound is not None and a.max_loop_bound < 0:
         raise ConfigError(f"--max-loop-bound is {a.max_loop_bound!r}; use a non-negative integer")
-    bounds, cost = _bounds(a, sorted(kernel.labels)), _cost_model(a)
+    bounds, cost = _bounds(a), _cost_model(a)
     start = time.perf_counter()
     wcfg = _warp_cfg(a, kernel)
     result, prob = wcet(wcfg, bounds, a.max_loop_bound, cost, cross_check=not a.no_cross_check)

@@ -11,7 +11,7 @@ import json
 import signal
 import sys
 import time
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from warpcheck.cli import contract_guard as guard
 from warpcheck.models.errors import WarpcheckError
@@ -108,10 +108,24 @@ def _budget(args: argparse.Namespace) -> float | None:
     return None if args.verb in PER_TASK_TIMEOUT or not timeout or timeout <= 0 else float(timeout)
 
 
+class _Watched:
+    """stdout, noting whether the verb wrote to it (then it printed its own JSON object)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.used = inner, False
+
+    def write(self, text: str) -> int:
+        self.used = self.used or bool(text)
+        return self.inner.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
 def _end(args: argparse.Namespace, code: int, status: str, message: str, label: str = "") -> int:
     """Say how the run ended: one line on stderr, and one JSON object on stdout with --json."""
     print(f"warpcheck {args.verb}: {label or status}: {message}", file=sys.stderr)
-    if getattr(args, "json", False):
+    if getattr(args, "json", False) and not getattr(sys.stdout, "used", False):
         print(json.dumps({"status": status, "error": message}), flush=True)
     return code
 
@@ -136,9 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         if e.code == 2 and "--json" in (sys.argv[1:] if argv is None else argv):
             print(json.dumps({"status": "BAD_INPUT", "error": _Parser.last_error}))
         return int(e.code or 0)
+    stdout = sys.stdout
     try:
         _check_args(args)
         with guard.guarded(_budget(args), started):
+            sys.stdout = _Watched(stdout)  # type: ignore[assignment]
             return int(args.func(args))
     except WarpcheckError as e:
         return _end(args, guard.EXIT_BAD_INPUT, "BAD_INPUT", str(e), "error")
@@ -154,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         first = str(e).splitlines()[0] if str(e) else ""
         return _end(args, guard.EXIT_ERROR, "ERROR",
                     f"internal error ({type(e).__name__}: {first[:200]}), a bug of warpcheck; traceback in {path}")
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import z3
 from warpcheck.encodings.algebra import Algebra, SymbolicValue
 
 
-_CTRL_C = {"python": False}  # True: a watchdog interrupts checks on SIGINT (see interrupt_solvers)
+_CTRL_C = {"python": False, "checking": False}  # python: a watchdog interrupts checks (interrupt_solvers)
 
 
 def leave_ctrl_c_to_python() -> None:
@@ -28,15 +28,24 @@ def check(solver: Any, *assumptions: Any) -> z3.CheckSatResult:
     """
     if _CTRL_C["python"]:
         solver.set("ctrl_c", False)
-    r = solver.check(*assumptions)
+    _CTRL_C["checking"] = True
+    try:
+        r = solver.check(*assumptions)
+    finally:
+        _CTRL_C["checking"] = False
     if r == z3.unknown and "keyboard" in solver.reason_unknown():
         raise KeyboardInterrupt
     return r
 
 
 def interrupt_solvers() -> None:
-    """Stop the check running in the main Z3 context (safe from another thread)."""
-    z3.main_ctx().interrupt()
+    """Stop the check running in the main Z3 context (safe from another thread).
+
+    Only while a check runs: an interrupt of an idle context would stay pending
+    and spoil the next models of the process (seen in-process, in the tests).
+    """
+    if _CTRL_C["checking"]:
+        z3.main_ctx().interrupt()
 
 
 class Sym(SymbolicValue):
