@@ -195,6 +195,10 @@ def test_mutated_sm_config_keeps_the_contract(workdir, capsys):
     (["demo", "--out", "afile"], "is a file; give a folder"),
     (["replay", "w.json", "--cycles", "100000000"], "ceiling of 10000"),
     (["simulate", "psort", "--warps", "100000"], "ceiling of 64"),
+    (["prove", "--design", "baseline", "--issue", ""], "issue_policy = '' is not a known policy"),
+    (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "L=2"], "given twice"),
+    (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "X=1"], "not in the kernel"),
+    (["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--max-loop-bound", "1000000000000"], "ceiling of 1000000"),
 ])
 def test_refused_up_front_in_one_line(argv, message, workdir, capsys):
     assert main(argv) == 2
@@ -250,3 +254,14 @@ def test_baseline_witness_is_written_when_swas_refuses_its_configuration(workdir
     assert "ibuffer = 3 is too short" in out["not_replayed"]["swas"]
     assert main(["replay", "w.json"]) == 0
     assert "swas: not replayed" in capsys.readouterr().out
+
+
+def test_sass_label_defined_twice_is_bad_input(workdir, capsys):
+    (workdir / "dup.sass").write_text(".kernel k\nA: EXIT ;\nA: EXIT ;\n")
+    assert main(["cfg", "dup.sass"]) == 2
+    assert "label 'A' is defined twice" in capsys.readouterr().err
+
+
+def test_json_is_one_object_even_when_highs_runs(workdir, capfd):
+    assert main(["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--json"]) == 0
+    assert json.loads(capfd.readouterr().out)["wcet"] > 0  # fd 1: no solver banner before the object
