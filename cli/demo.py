@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
-from warpcheck.cli.frontend_run import Progress, ProveJob, ProveOutcome, prove_job
+from warpcheck.cli.contract_guard import worker_pool
+from warpcheck.cli.frontend_run import Progress, ProveJob, ProveOutcome, prove_job_bounded
 from warpcheck.models.config import SMConfig
 from warpcheck.verify.result import Status
 
@@ -70,8 +71,8 @@ def run_demo(warps: int, timeout: float, out: str, progress: Progress = None) ->
     """Run the twelve jobs on a process pool (one solver context per process)."""
     start, jobs = time.monotonic(), demo_jobs(warps, timeout, out)
     results: dict[int, ProveOutcome] = {}
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        futures = {pool.submit(prove_job, job): k for k, (job, _) in enumerate(jobs)}
+    with worker_pool(2) as pool:
+        futures = {pool.submit(prove_job_bounded, job): k for k, (job, _) in enumerate(jobs)}
         for fut in as_completed(futures):
             k = futures[fut]
             results[k] = fut.result()

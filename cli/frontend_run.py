@@ -69,6 +69,7 @@ class ProveOutcome:
     witness_path: str | None = None
     replays: list[Replay] = field(default_factory=list)
     recheck: str | None = None
+    not_replayed: dict[str, str] = field(default_factory=dict)  # design -> why it does not accept the witness
 
     @property
     def reference(self) -> str:
@@ -90,6 +91,8 @@ class ProveOutcome:
                    cycle=self.replays[0].first_violation if self.replays else None, reference=self.reference)
         if self.replays:
             out["replay"] = {r.design: r.first_violation for r in self.replays}
+        if self.not_replayed:
+            out["not_replayed"] = self.not_replayed
         return out
 
     def report(self) -> str:
@@ -104,8 +107,9 @@ class ProveOutcome:
         if self.recheck:
             lines.append(f"  second solver: {self.recheck}")
         if self.witness_path:
-            lines += [f"  witness: {self.witness_path}", "", changes_only(self.replays[0]), "",
-                      side_by_side(self.replays)]
+            lines += [f"  witness: {self.witness_path}"]
+            lines += [f"  not replayed on {d}: {why}" for d, why in self.not_replayed.items()]
+            lines += ["", changes_only(self.replays[0]), "", side_by_side(self.replays)]
         return "\n".join(lines)
 
 
@@ -153,20 +157,37 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
     return out
 
 
+def prove_job_bounded(job: ProveJob) -> ProveOutcome:
+    """``prove_job`` in a worker process, with its timeout bounding model construction too."""
+    from warpcheck.cli.contract_guard import RunTimeout, guarded
+    start = time.monotonic()
+    try:
+        with guarded(job.timeout, start):
+            return prove_job(job)
+    except RunTimeout:
+        return ProveOutcome(job, Result(Status.TIMEOUT, job.engine, 0, seconds=time.monotonic() - start,
+                                        message=f"did not finish within {job.timeout:g} s (set-up included)"))
+
+
 def _attach_witness(out: ProveOutcome) -> None:
     fe, res = out.job.design or FrontEnd(out.job.config), out.result
     w = wit.from_trace(fe, res.trace, out.job.prop, out.job.prologue)
     cycles = res.depth + 4
     mine = replay(w.config, w.initial_ibuffer, w.streams, w.property, cycles, w.prologue, fe)
-    out.replays = [mine] + [replay(wit.on_design(w, d), w.initial_ibuffer, w.streams, w.property, cycles,
-                                   w.prologue) for d in wit.other_designs(w)]
+    out.replays = [mine]
+    for d in wit.other_designs(w):
+        try:
+            other = wit.on_design(w, d)
+        except ConfigError as e:  # e.g. an ibuffer too short for SWaS: the witness stands on its own design
+            out.not_replayed[d] = str(e)
+            continue
+        out.replays.append(replay(other, w.initial_ibuffer, w.streams, w.property, cycles, w.prologue))
     if mine.first_violation != w.cycle:  # the kit's own bug, never the design's
         res.status = Status.ERROR
         res.message = (f"witness does not reproduce: the solver's violation is at cycle {w.cycle}, "
                        f"the replay's at {mine.first_violation}")
         return
     path = Path(out.job.witness_path or Path("warpcheck-out") / f"{out.name}.json")
-    path.parent.mkdir(parents=True, exist_ok=True)
     w.save(path)
     out.witness_path = str(path)
     if out.job.vcd_path:
@@ -179,6 +200,7 @@ class ReplayOutcome:
 
     witness: wit.Witness
     replays: list[Replay]
+    not_replayed: dict[str, str] = field(default_factory=dict)  # --design both: designs that refuse the witness
 
     @property
     def reproduced(self) -> bool:
@@ -192,7 +214,8 @@ class ReplayOutcome:
                 "expected_cycle": self.witness.cycle,
                 "designs": {r.design: {"first_violation": r.first_violation,
                                        "issued": [c.issued for c in r.cycles],
-                                       "reference": [c.reference for c in r.cycles]} for r in self.replays}}
+                                       "reference": [c.reference for c in r.cycles]} for r in self.replays},
+                "not_replayed": self.not_replayed}
 
     def report(self) -> str:
         lines = []
@@ -201,6 +224,7 @@ class ReplayOutcome:
             verdict = (f"leaves the policy at cycle {fv}" if fv is not None
                        else f"stays on the policy for all {len(r.cycles)} cycles")
             lines.append(f"{r.design}: {verdict}")
+        lines += [f"{d}: not replayed: {why}" for d, why in self.not_replayed.items()]
         status = "reproduced" if self.reproduced else "NOT reproduced (a bug of warpcheck: please report it)"
         lines.append(f"witness {status} (expected cycle {self.witness.cycle})")
         return "\n".join(lines) + "\n\n" + side_by_side(self.replays)
@@ -210,9 +234,13 @@ def replay_witness(path: str, design: str, cycles: int | None, vcd: str | None) 
     """Load a witness and replay it on ``design`` ('baseline', 'swas' or 'both')."""
     w = wit.load(path)
     n = cycles if cycles is not None else (w.cycle or 0) + 4
-    designs = [w.config.design, "swas" if w.config.design == "baseline" else "baseline"] if design == "both" else [design]
-    replays = [replay(wit.on_design(w, d), w.initial_ibuffer, w.streams, w.property, n, w.prologue)
-               for d in designs]
+    configs, skipped = [wit.on_design(w, design if design != "both" else w.config.design)], {}
+    for d in wit.other_designs(w) if design == "both" else []:
+        try:
+            configs.append(wit.on_design(w, d))
+        except ConfigError as e:  # "both" means every design that accepts the configuration
+            skipped[d] = str(e)
+    replays = [replay(c, w.initial_ibuffer, w.streams, w.property, n, w.prologue) for c in configs]
     if vcd:
         write_vcd(replays, vcd)
-    return ReplayOutcome(w, replays)
+    return ReplayOutcome(w, replays, skipped)

@@ -48,7 +48,7 @@ def config_from_args(a: argparse.Namespace) -> SMConfig:
     base = load_config(a.config).to_json() if a.config else {}
     flags = {"design": a.design, "warps": a.warps, "t_fetch": a.t_fetch, "t_decode": a.t_decode,
              "ibuffer": a.ibuffer, "miss_latency": a.miss_latency, "fetch_policy": a.fetch,
-             "issue_policy": a.issue or a.policy, "kernel_of_warp": getattr(a, "kernel_of_warp", None),
+             "issue_policy": a.issue if a.issue is not None else a.policy, "kernel_of_warp": getattr(a, "kernel_of_warp", None),
              "budgets": getattr(a, "budgets", None)}
     merged = {**base, **{k: v for k, v in flags.items() if v is not None}}
     if a.policy and a.issue and a.policy != a.issue:

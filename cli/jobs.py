@@ -4,41 +4,44 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
-from warpcheck.cli.frontend_run import ProveJob, ProveOutcome, prove_job
+from warpcheck.cli.contract_guard import worker_pool
+from warpcheck.cli.frontend_run import ProveJob, ProveOutcome, prove_job_bounded
 from warpcheck.models.config import config_from_mapping
 from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.file_schemas import JobTask, validated
 from warpcheck.models.files import load_toml
+from warpcheck.verify.engines import engine
 from warpcheck.verify.properties import get_property
 from warpcheck.verify.result import Status
 
-TASK_KEYS = {"name", "expect", "property", "engine", "depth", "timeout", "policy", "fetch", "issue"}
 EXPECT = {"pass": Status.PASS, "fail": Status.FAIL}
 
 
 def _task(raw: dict[str, Any], defaults: dict[str, Any], where: str, out: str) -> tuple[str, ProveJob, Status]:
-    merged = {**defaults, **raw}
-    name = merged.get("name")
-    if not isinstance(name, str) or not name:
+    task = validated(JobTask, {**defaults, **raw}, f"{where}: task {raw.get('name', '(no name)')!r}")
+    name = task.name
+    if name is None:
         raise InputFileError(f"{where}: every [[task]] needs a name (a non-empty string)")
-    expect = merged.get("expect")
-    if expect not in EXPECT:
-        raise InputFileError(f"{where}: task {name!r}: expect = {expect!r}; allowed: \"pass\" or \"fail\"")
-    sm = {k: v for k, v in merged.items() if k not in TASK_KEYS}
-    pol = {"fetch_policy": merged.get("fetch"), "issue_policy": merged.get("issue") or merged.get("policy")}
+    if Path(name).name != name or name.startswith(".") or "\\" in name:
+        raise InputFileError(f"{where}: task name {name!r} is not allowed; it names the witness file in --out, "
+                             "so use letters, digits, '-' and '_' (no '/', no leading '.')")
+    if task.expect not in EXPECT:
+        raise InputFileError(f"{where}: task {name!r}: expect = {task.expect!r}; allowed: \"pass\" or \"fail\"")
+    sm = dict(task.model_extra or {})
+    pol = {"fetch_policy": task.fetch, "issue_policy": task.issue or task.policy}
     sm.update({k: v for k, v in pol.items() if v is not None})
     config = config_from_mapping(sm, where=f"{where}: task {name!r}")
-    prop = merged.get("property", "")
-    if prop:
-        get_property(prop)
-    job = ProveJob(config, prop, merged.get("engine", "auto"), int(merged.get("depth", 0)),
-                   float(merged.get("timeout", 300)), witness_path=str(Path(out) / f"{name}.json"))
-    return name, job, EXPECT[expect]
+    if task.property:
+        get_property(task.property)
+    engine(task.engine or "auto")
+    job = ProveJob(config, task.property or "", task.engine or "auto", task.depth or 0,
+                   300.0 if task.timeout is None else float(task.timeout), witness_path=str(Path(out) / f"{name}.json"))
+    return name, job, EXPECT[task.expect]
 
 
 def load_job(path: str, out: str = "warpcheck-out") -> list[tuple[str, ProveJob, Status]]:
@@ -48,6 +51,11 @@ def load_job(path: str, out: str = "warpcheck-out") -> list[tuple[str, ProveJob,
     if not isinstance(tasks, list) or not tasks:
         raise InputFileError(f"{path}: no [[task]] tables; a job file lists its tasks as [[task]]")
     defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict) or not all(isinstance(x, dict) for x in tasks):
+        raise InputFileError(f"{path}: [defaults] and every [[task]] must be tables of keys")
+    extra = sorted(set(data) - {"task", "defaults"})
+    if extra:
+        raise InputFileError(f"{path}: unknown table {extra[0]!r}; a job file has [defaults] and [[task]] tables")
     parsed = [_task(t, defaults, path, out) for t in tasks]
     names = [n for n, _, _ in parsed]
     dup = next((n for n in names if names.count(n) > 1), None)
@@ -64,8 +72,8 @@ def _run(a: argparse.Namespace) -> int:
             raise ConfigError(f"--only {a.only!r}: no such task; tasks: {', '.join(known)}")
         tasks = [t for t in tasks if t[0] == a.only]
     start = time.monotonic()
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        outcomes: list[ProveOutcome] = list(pool.map(prove_job, [j for _, j, _ in tasks]))
+    with worker_pool(2) as pool:
+        outcomes: list[ProveOutcome] = list(pool.map(prove_job_bounded, [j for _, j, _ in tasks]))
     ok = [o.result.status is e for (_, _, e), o in zip(tasks, outcomes)]
     if a.json:
         print(json.dumps({"as_expected": all(ok), "seconds": round(time.monotonic() - start, 2),

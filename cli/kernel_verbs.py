@@ -10,6 +10,7 @@ from pathlib import Path
 from warpcheck.models.abstract_stack import describe
 from warpcheck.models.cfg import CLASSES_WITH_LATENCY, CostModel
 from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.files import atomic_write_text, load_toml
 from warpcheck.models.kernel import Kernel
 from warpcheck.models.ptx import parse_ptx_module
 from warpcheck.models.sass import parse_sass
@@ -72,10 +73,7 @@ def _pairs(items: list[str], option: str, allowed=None) -> list[tuple[str, int]]
 def _bounds(a: argparse.Namespace) -> dict[str, int]:
     bounds: dict[str, int] = {}
     if a.bounds:
-        try:
-            data = tomllib.loads(Path(a.bounds).read_text())
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise InputFileError(f"cannot read loop bounds from {a.bounds!r} ({e}); give a TOML file with a [loops] table")
+        data = load_toml(a.bounds, "loop bounds file")
         table = data.get("loops", data)
         for k, v in table.items():
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
@@ -136,7 +134,7 @@ def _cfg(a: argparse.Namespace) -> int:
     else:
         print(_cfg_report(wcfg, other, cost, seconds))
     if dot is not None:
-        Path(a.dot).write_text(dot)
+        atomic_write_text(a.dot, dot, "DOT file")
     return 0
 
 

@@ -90,7 +90,12 @@ def _kernel(args: argparse.Namespace) -> MkKernel:
         raise ConfigError(f"--x {args.x!r} must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise ConfigError(f"--timeout {args.timeout!r} must be positive")
-    return transform(parse_kernel(args.kernel), parse_sigmas(args.sigma))
+    instrs, sigmas = parse_kernel(args.kernel), parse_sigmas(args.sigma)
+    units = sorted({ins.unit for ins in instrs})
+    stray = sorted(set(sigmas) - set(units))
+    if stray:
+        raise ConfigError(f"--sigma {stray[0]}=...: unit {stray[0]!r} is not in the kernel; its units: {', '.join(units)}")
+    return transform(instrs, sigmas)
 
 
 def _timed(fn: Callable[[], Outcome]) -> Outcome:

@@ -17,6 +17,7 @@ from typing import Any
 
 from warpcheck.cli.reorder_verbs import add_kernel_options, run_analysis
 from warpcheck.models.errors import ConfigError
+from warpcheck.models.files import atomic_write_text
 from warpcheck.models.l1 import L1Spec, parse_cache
 from warpcheck.models.reorder import ReorderUnit, Workload
 from warpcheck.models.reorder_order import static_order
@@ -178,7 +179,7 @@ def _write_witness(a: argparse.Namespace, out: dict) -> str:
     path = Path(a.witness or f"warpcheck-out/reorder-{out['kernel']}-{out['check']}"
                 f"{'' if out['unit'] else '-nounit'}.json")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    atomic_write_text(path, json.dumps(data, indent=1) + "\n", "witness")
     return str(path)
 
 

@@ -184,6 +184,8 @@ def solve_z3(prob: IpetProblem, timeout_ms: int = 60000) -> IpetResult:
     """Maximise the IPET objective with Z3's Optimize."""
     import z3
 
+    from warpcheck.encodings.z3_algebra import check
+
     start = time.perf_counter()
     x = [z3.Int(f"e{i}") for i in range(len(prob.edges))]
     opt = z3.Optimize()
@@ -196,7 +198,7 @@ def solve_z3(prob: IpetProblem, timeout_ms: int = 60000) -> IpetResult:
         opt.add(z3.Sum([c * x[i] for i, c in coef.items()] or [z3.IntVal(0)]) <= rhs)
     obj = z3.Sum([c * x[i] for i, c in prob.objective().items()] or [z3.IntVal(0)])
     handle = opt.maximize(obj)
-    if opt.check() != z3.sat:
+    if check(opt) != z3.sat:
         raise WarpcheckError(f"Z3 could not solve the IPET problem ({opt.reason_unknown()})")
     model = opt.model()
     value = handle.value()
@@ -217,9 +219,10 @@ def solve_highs(prob: IpetProblem, options: Mapping[str, float] | None = None) -
     """Maximise the same IPET objective with HiGHS (integer program, solved to optimality)."""
     import highspy
 
+    from warpcheck.encodings.highs_quiet import quiet_highs
+
     start = time.perf_counter()
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs()
     for name, value in (HIGHS_OPTIONS if options is None else options).items():
         h.setOptionValue(name, value)
     inf = highspy.kHighsInf

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from warpcheck.encodings.makespan_lp import quiet_highs
+from warpcheck.encodings.highs_quiet import quiet_highs
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.makespan_kernel import MkKernel, pessimistic
 

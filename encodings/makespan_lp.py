@@ -6,28 +6,10 @@ caller, which checks it in rational arithmetic).
 """
 from __future__ import annotations
 
-import os
-import sys
-from typing import Any
 
 import numpy as np
 
-
-def quiet_highs() -> Any:
-    """A HiGHS instance, its banner (written to the C-level stdout when built) kept off ``--json`` output."""
-    import highspy
-
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            h = highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-    h.silent()
-    return h
+from warpcheck.encodings.highs_quiet import quiet_highs
 
 
 def solve_lp(n: int, cost: list[float], rows: list[tuple[list[tuple[int, float]], float]],

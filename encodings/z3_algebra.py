@@ -9,6 +9,45 @@ import z3
 from warpcheck.encodings.algebra import Algebra, SymbolicValue
 
 
+_CTRL_C = {"python": False, "checking": False}  # python: a watchdog interrupts checks (interrupt_solvers)
+
+
+def leave_ctrl_c_to_python() -> None:
+    """Let SIGINT reach Python during checks: whoever calls this interrupts the solver from another thread."""
+    _CTRL_C["python"] = True
+
+
+def check(solver: Any, *assumptions: Any) -> z3.CheckSatResult:
+    """``solver.check``, except that a Ctrl-C never becomes an "unknown" answer.
+
+    Z3 catches SIGINT during a check and answers unknown ("interrupted from
+    keyboard", or "canceled" in some solvers, like a timeout): read as a solver
+    that gave up, an interrupted run would end with a verdict.  So either Python
+    keeps the signal (after :func:`leave_ctrl_c_to_python`), or a keyboard
+    interrupt Z3 reports is raised as KeyboardInterrupt.
+    """
+    if _CTRL_C["python"]:
+        solver.set("ctrl_c", False)
+    _CTRL_C["checking"] = True
+    try:
+        r = solver.check(*assumptions)
+    finally:
+        _CTRL_C["checking"] = False
+    if r == z3.unknown and "keyboard" in solver.reason_unknown():
+        raise KeyboardInterrupt
+    return r
+
+
+def interrupt_solvers() -> None:
+    """Stop the check running in the main Z3 context (safe from another thread).
+
+    Only while a check runs: an interrupt of an idle context would stay pending
+    and spoil the next models of the process (seen in-process, in the tests).
+    """
+    if _CTRL_C["checking"]:
+        z3.main_ctx().interrupt()
+
+
 class Sym(SymbolicValue):
     """A Z3 term that refuses to act as a Python bool."""
 

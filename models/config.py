@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from warpcheck.models.errors import ConfigError
+from warpcheck.models.file_schemas import SMConfigFile, validated
 from warpcheck.models.files import load_toml
 from warpcheck.models.kernel import CLASSES
 from warpcheck.models.policies import POLICIES, check_policy
@@ -143,7 +144,8 @@ def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -
     extra = sorted(set(data) - known)
     if extra:
         raise ConfigError(f"{where}: unknown key {extra[0]!r}; known keys: {', '.join(sorted(known - {'check_buffer'}))}")
-    args = dict(data)
+    args: dict[str, Any] = {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
+    validated(SMConfigFile, args, where)
     if "latency" in args:
         args["latency"] = {**DEFAULT_LATENCY, **dict(args["latency"])}
     for key in ("unpipelined", "kernel_of_warp", "budgets", "launches"):

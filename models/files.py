@@ -1,7 +1,14 @@
-"""Reading the user's files (TOML, JSON) with one clear error for whatever is wrong."""
+"""Reading and writing the user's files with one clear error for whatever is wrong.
+
+Every file the kit writes goes through :func:`atomic_write_text`: a temporary
+file in the target's folder, then ``os.replace``, so a reader (or an
+interrupted run) never sees half a file.
+"""
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -10,11 +17,14 @@ from warpcheck.models.errors import InputFileError
 
 
 def read_text(path: str | Path, what: str) -> str:
-    """The file's text, or an InputFileError naming what it was meant to be."""
+    """The file's text (UTF-8), or an InputFileError naming what it was meant to be."""
     try:
-        return Path(path).read_text()
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"{what} {str(path)!r} is not UTF-8 text (byte {e.start}); "
+                             "save it as UTF-8") from None
     except OSError as e:
-        raise InputFileError(f"cannot read {what} {str(path)!r}: {e.strerror}") from None
+        raise InputFileError(f"cannot read {what} {str(path)!r}: {e.strerror or e}") from None
 
 
 def load_toml(path: str | Path, what: str) -> dict[str, Any]:
@@ -26,8 +36,50 @@ def load_toml(path: str | Path, what: str) -> dict[str, Any]:
 
 
 def load_json(path: str | Path, what: str) -> Any:
-    """A JSON file's value."""
+    """A JSON file's value (NaN and Infinity refused: they are not JSON)."""
     try:
-        return json.loads(read_text(path, what))
+        return json.loads(read_text(path, what), parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise InputFileError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+    except ValueError as e:
+        raise InputFileError(f"{path}: {e}") from None
+    except RecursionError:
+        raise InputFileError(f"{path}: nested too deeply to be a {what}") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number; give a finite number")
+
+
+def check_writable(path: str | Path, what: str, folder: bool = False) -> None:
+    """Refuse, before any work, an output path that cannot be written (missing parent, read-only, under a file)."""
+    p = Path(path)
+    if str(path) == "" or (p.is_dir() and not folder):
+        raise InputFileError(f"{what} {str(path)!r} is a folder (or empty); give a file path")
+    if folder and p.exists() and not p.is_dir():
+        raise InputFileError(f"{what} {str(path)!r} is a file; give a folder")
+    target = p if folder else p.parent
+    existing = next((a for a in [target, *target.parents] if a.exists()), Path("."))
+    if not existing.is_dir():
+        raise InputFileError(f"{what} {str(path)!r} cannot be created: {str(existing)!r} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputFileError(f"{what} {str(path)!r} cannot be written: folder {str(existing)!r} is not writable")
+
+
+def atomic_write_text(path: str | Path, text: str, what: str = "output") -> None:
+    """Write ``text`` to ``path`` all at once: a temporary file in the same folder, then a rename."""
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    except OSError as e:
+        raise InputFileError(f"cannot write {what} {str(path)!r}: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException as e:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise InputFileError(f"cannot write {what} {str(path)!r}: {e.strerror or e}") from None
+        raise

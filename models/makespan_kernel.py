@@ -115,6 +115,8 @@ def parse_sigmas(items: Iterable[str]) -> dict[str, Fraction]:
         if not sep or not re.fullmatch(r"[A-Z]", unit):
             raise ConfigError(f"sigma {item!r} is not of the form U=n or U=1/n with U an upper-case unit letter; "
                               "write e.g. L=1/2")
+        if unit in out:
+            raise ConfigError(f"sigma of unit {unit!r} is given twice; give one --sigma {unit}=...")
         out[unit] = parse_sigma(value)
     return out
 

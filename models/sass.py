@@ -62,6 +62,9 @@ def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
         m = _LINE.match(line)
         if m is None:  # the pattern's parts are all optional, so this cannot happen
             raise InputFileError(f"{filename}:{lineno}:1: cannot parse {line!r}")
+        if m.group("label") in labels:
+            raise InputFileError(f"{filename}:{lineno}:1: label {m.group('label')!r} is defined twice; "
+                                 "rename one of them")
         if m.group("label"):
             labels[m.group("label")] = len(instructions)
         rest = m.group("rest").strip()

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from warpcheck.encodings.numpy_algebra import NumpyAlgebra
+from warpcheck.models.files import atomic_write_text
 from warpcheck.models.frontend import NOP_CLS, FrontEnd
 from warpcheck.models.oracles import osched1_choice, osched2_choice
 from warpcheck.sim.batch import BatchFeeder, initial_params
@@ -246,9 +247,7 @@ def run_lanes(S, PC, CLS, DEP, TK, WARM, POS, MISSED, TAGS, LINES, LSIZE, PLEN, 
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"warpcheck_native_{digest}.py"
         if not path.exists():
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(text)
-            tmp.replace(path)
+            atomic_write_text(path, text, "native module cache")
         spec = importlib.util.spec_from_file_location(path.stem, path)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load the generated module {path}")

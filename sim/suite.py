@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from warpcheck.models.errors import ConfigError, InputFileError, WarpcheckError
+from warpcheck.models.files import load_toml
 from warpcheck.sim.workloads import Workload, parse_lines
 
 # psort: each thread ranks its key against every key (an 18-instruction loop).
@@ -303,12 +304,7 @@ def workload_from_mapping(data: Mapping[str, Any], where: str) -> Workload:
 
 def load_workload(path: str | Path) -> Workload:
     """Read a workload TOML file."""
-    try:
-        data = tomllib.loads(Path(path).read_text())
-    except OSError as e:
-        raise InputFileError(f"cannot read workload {str(path)!r}: {e.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise InputFileError(f"{path}: malformed TOML: {e}") from None
+    data = load_toml(path, "workload")
     return workload_from_mapping(data, str(path))
 
 

@@ -22,6 +22,7 @@ import struct
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernel import Instruction
 
 _SASS_ALIAS = {"iadd": "add", "iadd3": "add", "imul": "mul", "imad": "mad", "isetp": "setp", "fadd": "add",
@@ -353,6 +354,9 @@ def _compute(base: str, parts: list[str], a: list, dtype: str, ins: Instruction)
             return op(a, dtype, parts)
         except (ZeroDivisionError, ValueError, OverflowError):
             return math.nan if _is_float(dtype) else 0
+        except IndexError:  # too few source operands: the listing's fault, not the simulator's
+            raise ConfigError(f"instruction {ins.opcode!r} has {len(a)} source operand(s), too few for "
+                              f"'{base}'; give its destination and every source") from None
     digest = hashlib.blake2b(repr((ins.opcode, a)).encode(), digest_size=4).digest()
     return int.from_bytes(digest, "little") % 1024
 

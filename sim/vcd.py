@@ -1,16 +1,19 @@
 """VCD waveforms of a replay (a view derived from the same replay, for GTKWave and the like)."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from vcd import VCDWriter
 
+from warpcheck.models.files import atomic_write_text
 from warpcheck.sim.replay import Replay
 
 
 def write_vcd(replays: list[Replay], path: str | Path) -> None:
     """One scope per design: issued, reference and fetching warp, and each warp's occupancy."""
-    with open(path, "w") as f, VCDWriter(f, timescale="1 ns", date="today") as w:
+    f = io.StringIO()
+    with VCDWriter(f, timescale="1 ns", date="today") as w:
         sigs = []
         for r in replays:
             scope = f"warpcheck.{r.design}"
@@ -31,3 +34,4 @@ def write_vcd(replays: list[Replay], path: str | Path) -> None:
                     w.change(bad, t, int(c.issued != c.reference))
                     for k, v in enumerate(c.occupancy):
                         w.change(occ[k], t, v)
+    atomic_write_text(path, f.getvalue(), "VCD file")

@@ -13,6 +13,7 @@ from typing import Any, Callable
 import z3
 
 from warpcheck.encodings.unroll import Unrolling
+from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.ts import TransitionSystem
 from warpcheck.verify.lemmas import prove_lemmas
@@ -20,6 +21,9 @@ from warpcheck.verify.result import Result, Status
 
 Prop = Callable[[Any, dict], Any]
 Progress = Callable[[str], None]
+
+
+TIMER_SLACK = 0.1  # seconds
 
 
 class Deadline:
@@ -38,7 +42,9 @@ class Deadline:
         return max(1, int((self.end - time.monotonic()) * 1000))
 
     def expired(self) -> bool:
-        return self.end is not None and time.monotonic() >= self.end
+        # Z3's own timer (whole milliseconds) may fire a little before the wall clock
+        # reaches the end: a check stopped that close to it ran out of time, it did not give up.
+        return self.end is not None and time.monotonic() >= self.end - TIMER_SLACK
 
 
 def _solver(deadline: Deadline, u: Unrolling) -> z3.Solver:
@@ -55,7 +61,7 @@ def _check(s: z3.Solver, deadline: Deadline, assumption: z3.BoolRef, cap: float 
     if cap is not None:
         ms = int(cap * 1000) if ms is None else min(ms, int(cap * 1000))
     s.set("timeout", ms if ms is not None else 4294967295)
-    return s.check(assumption)
+    return check(s, assumption)
 
 
 def _gave_up(name: str, depth: int, deadline: Deadline, bounded_pass: int, why: str) -> Result:

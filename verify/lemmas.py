@@ -15,6 +15,7 @@ import z3
 
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Unrolling
+from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.ts import TransitionSystem, Var
 
 Lemma = tuple[str, Callable[[Any, dict], Any]]
@@ -117,7 +118,7 @@ def _first_broken(s: z3.Solver, after: dict[str, Any], left_ms: Callable[[], int
     for k in range(0, len(items), batch):
         if left_ms() is not None:
             s.set("timeout", left_ms())
-        r = s.check(z3.Not(z3.And([h for _, h in items[k:k + batch]])))
+        r = check(s, z3.Not(z3.And([h for _, h in items[k:k + batch]])))
         if r == z3.unsat:
             continue
         if r != z3.sat:
@@ -135,7 +136,7 @@ def _filter_init(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | No
     while held:
         if left_ms() is not None:
             s.set("timeout", left_ms())
-        r = s.check(z3.Not(z3.And([h for _, _, h in held])))
+        r = check(s, z3.Not(z3.And([h for _, _, h in held])))
         if r == z3.unsat:
             break
         if r != z3.sat:  # could not decide: keep nothing rather than assume

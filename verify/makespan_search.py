@@ -16,6 +16,7 @@ import z3
 
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.makespan_smt import MakespanUnrolling
+from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.makespan import CountSM
 from warpcheck.models.makespan_kernel import MkKernel, pessimistic
 from warpcheck.models.makespan_schedule import Schedule, from_counts
@@ -74,7 +75,7 @@ def bound_search(kernel: MkKernel, warps: int, timeout: float | None = None,
         t0 = time.monotonic()
         if deadline is not None:
             solver.set("timeout", max(1, int((deadline - t0) * 1000)))
-        answer = solver.check(unrolled.unfinished(m))
+        answer = check(solver, unrolled.unfinished(m))
         queries.append((m, str(answer), time.monotonic() - t0))
         if progress:
             progress(f"smt: unfinished after {m} cycles? {answer} ({queries[-1][2]:.2f} s)")
@@ -99,7 +100,7 @@ def optimize_search(kernel: MkKernel, warps: int, timeout: float | None = None,
         unrolled = MakespanUnrolling(sm, opt)
         unrolled.extend(horizon)
         handle = opt.maximize(unrolled.unfinished_cycles(horizon))
-        answer = opt.check()
+        answer = check(opt)
         if progress:
             progress(f"optimize: horizon {horizon}: {answer}")
         if answer != z3.sat:

@@ -26,7 +26,7 @@ from typing import Any
 import z3
 
 from warpcheck.encodings.unroll import Unrolling
-from warpcheck.encodings.z3_algebra import Z3Algebra, term
+from warpcheck.encodings.z3_algebra import Z3Algebra, check, term
 from warpcheck.models.config import SMConfig
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend import FIELDS, FrontEnd
@@ -64,7 +64,7 @@ def picks_only_eligible(policy: str, warps: int, timeout_ms: int | None = None) 
     if timeout_ms is not None:
         s.set("timeout", timeout_ms)
     s.add(*[z3.And(f.lo <= term(st[f.name]), term(st[f.name]) <= f.hi) for f in fields], z3.Not(term(ok)))
-    r = s.check()
+    r = check(s)
     return None if r == z3.unknown else r == z3.unsat
 
 
@@ -114,7 +114,7 @@ def projection_holds(config: SMConfig, prop: str, warps: int, timeout_ms: int | 
                 z3.Not(term(ow.assume(A, ps, i_w))),
                 z3.Not(_same(ow, _project(fe, A, nxt, w), ow.step(A, ps, i_w)))]
     sol.add(z3.Or(bad))
-    r = sol.check()
+    r = check(sol)
     return None if r == z3.unknown else r == z3.unsat
 
 

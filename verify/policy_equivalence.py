@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import z3
 
-from warpcheck.encodings.z3_algebra import Z3BVAlgebra, term
+from warpcheck.encodings.z3_algebra import Z3BVAlgebra, check, term
 from warpcheck.models.policies import POLICIES, PolicyContext
 from warpcheck.models.reference_policies import ref_policy
 from warpcheck.verify.result import Status
@@ -59,7 +59,7 @@ def _check(policy: str, ctx: PolicyContext, link: Link, timeout_ms: int | None) 
     rng += [z3.And(lo <= term(st[k]), term(st[k]) <= hi) for k, lo, hi in ref.fields(warps)]
     s.add(*rng, *[z3.And(0 <= term(k), term(k) < 64) for k in keys], term(linked(mst, st)),
           z3.Not(term(same)))
-    return s.check()
+    return check(s)
 
 
 def policy_agrees(policy: str, warps: int, timeout_ms: int | None = None,

@@ -22,6 +22,7 @@ import z3
 
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.encodings.unroll import Trace, Unrolling
+from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.qaws_response import StallSpace
 from warpcheck.models.ts import TransitionSystem
@@ -99,7 +100,7 @@ def worst_response(ts: StallSpace, kernel: int, horizon: int = 400, timeout: flo
                 return done(Status.TIMEOUT, f"timed out; K{kernel + 1} finishes at cycle {best} or later")
             solver.set("timeout", max(1, int(left * 1000)))
         t0 = time.monotonic()
-        answer = solver.check(z3.Not(u.holds(lambda B, s: ts.kernel_done(B, s, kernel), best)))
+        answer = check(solver, z3.Not(u.holds(lambda B, s: ts.kernel_done(B, s, kernel), best)))
         queries.append((best, str(answer), time.monotonic() - t0))
         if progress:
             progress(f"unfinished at cycle {best}? {answer} ({queries[-1][2]:.2f} s)")

@@ -16,7 +16,8 @@ from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.encodings.unroll import Trace
 from warpcheck.models.config import SMConfig, config_from_mapping
 from warpcheck.models.errors import ConfigError, InputFileError
-from warpcheck.models.files import load_json
+from warpcheck.models.file_schemas import InstrRecord, WitnessFile, validated
+from warpcheck.models.files import atomic_write_text, load_json
 from warpcheck.models.frontend import FrontEnd
 from warpcheck.models.stream import FILLER, Instr, StreamBook, instr_of
 
@@ -43,7 +44,7 @@ class Witness:
                 "streams": [[x.to_json() for x in st] for st in self.streams]}
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        atomic_write_text(path, json.dumps(self.to_json(), indent=1) + "\n", "witness")
 
 
 def from_trace(fe: FrontEnd, trace: Trace, prop: str, prologue: int = 0) -> Witness:
@@ -68,12 +69,6 @@ def from_trace(fe: FrontEnd, trace: Trace, prop: str, prologue: int = 0) -> Witn
     return Witness(fe.c, ibuf, streams, prop, cycle=len(trace.inputs) - 1, prologue=prologue)
 
 
-def _need(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
-    if not isinstance(data.get(key), kind):
-        raise InputFileError(f"{where}: field {key!r} is missing or not a {kind.__name__}")
-    return data[key]
-
-
 def load(path: str | Path) -> Witness:
     """Read and check a witness file; one clear error for anything wrong."""
     where = str(path)
@@ -83,24 +78,18 @@ def load(path: str | Path) -> Witness:
     if data.get("version") != VERSION:
         raise InputFileError(f"{where}: witness version {data.get('version')!r} is not supported; "
                              f"this warpcheck reads version {VERSION}")
-    config = config_from_mapping(_need(data, "config", dict, where), where=f"{where}: config")
-    ibuf = _instr_lists(_need(data, "initial_ibuffer", list, where), where, "initial_ibuffer")
-    streams = _instr_lists(_need(data, "streams", list, where), where, "streams")
+    raw = validated(WitnessFile, data, where)
+    config = config_from_mapping(raw.config, where=f"{where}: config")
+    ibuf = _instr_lists(raw.initial_ibuffer, where, "initial_ibuffer")
+    streams = _instr_lists(raw.streams, where, "streams")
     _check_shape(config, ibuf, streams, where)
-    prologue = data.get("prologue", 0)
-    if not isinstance(prologue, int) or prologue < 0:
-        raise InputFileError(f"{where}: prologue = {prologue!r}; it must be an integer >= 0")
-    if data.get("property", "oracle") not in PROPERTY_NAMES:
-        raise InputFileError(f"{where}: property {data.get('property')!r} is unknown; "
-                             f"known: {', '.join(PROPERTY_NAMES)}")
-    return Witness(config, ibuf, streams, data.get("property", "oracle"), data.get("cycle"), data.get("note", {}),
-                   prologue)
+    if raw.property not in PROPERTY_NAMES:
+        raise InputFileError(f"{where}: property {raw.property!r} is unknown; known: {', '.join(PROPERTY_NAMES)}")
+    return Witness(config, ibuf, streams, raw.property, raw.cycle, dict(raw.note), raw.prologue)
 
 
-def _instr_lists(raw: list, where: str, key: str) -> list[list[Instr]]:
-    if not all(isinstance(x, list) for x in raw):
-        raise InputFileError(f"{where}: {key} must be a list (one per warp) of lists of instructions")
-    return [[Instr.from_json(d, f"{where}: {key}[{w}]") for d in lst] for w, lst in enumerate(raw)]
+def _instr_lists(raw: list[list[InstrRecord]], where: str, key: str) -> list[list[Instr]]:
+    return [[Instr.from_json(d.model_dump(), f"{where}: {key}[{w}]") for d in lst] for w, lst in enumerate(raw)]
 
 
 def _check_shape(c: SMConfig, ibuf: list, streams: list, where: str) -> None:

@@ -1,0 +1,174 @@
+"""What every verb promises whatever happens: a run bounded by ``--timeout``, a clean Ctrl-C, a crash report.
+
+The verbs themselves only return exit codes; ``main`` runs them inside
+:func:`guarded`.  A SIGINT or the end of the budget reaches Python only between
+bytecodes, so a watchdog thread woken by the signal (``signal.set_wakeup_fd``)
+interrupts the Z3 call the main thread may be blocked in.  Worker processes
+run in their own process group, so that stopping them stops their children too.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import datetime
+import math
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from types import FrameType
+from typing import Any, Iterator
+
+from warpcheck.models.files import atomic_write_text
+
+EXIT_BAD_INPUT, EXIT_ERROR, EXIT_TIMEOUT, EXIT_INTERRUPTED = 2, 5, 4, 130
+
+
+class RunTimeout(BaseException):
+    """The whole run went past ``--timeout`` (a BaseException: no ``except Exception`` may swallow it)."""
+
+
+def budget_end(timeout: float) -> float:
+    """Seconds after the start at which a run of budget ``timeout`` is stopped from outside.
+
+    The engines stop themselves at ``timeout`` and report what they reached; this
+    backstop (a quarter of the allowed overrun, max(2 s, 10 %), leaving the rest for
+    start-up and exit) catches what they do not see: model construction, a long
+    Python loop, a call with no timeout.
+    """
+    return timeout + 0.25 * max(2.0, 0.1 * timeout)
+
+
+STOPPED: dict[str, int] = {}  # "signal": the signal that ended the run, once one has
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    """Raise KeyboardInterrupt (SIGINT) or RunTimeout (SIGALRM), but never inside a finaliser.
+
+    Python ignores an exception raised in ``__del__`` (Z3's objects free
+    themselves there), which would lose the signal: deliver it again shortly.
+    """
+    STOPPED["signal"] = signum
+    if _in_finaliser(frame):
+        threading.Timer(0.02, os.kill, args=(os.getpid(), signum)).start()
+        return
+    raise KeyboardInterrupt if signum == signal.SIGINT else RunTimeout
+
+
+def _in_finaliser(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _quiet_after_stop(unraisable: Any) -> None:
+    """After a stop, finalisers of objects the signal left half-built may fail: not worth a traceback."""
+    if not STOPPED:
+        sys.__unraisablehook__(unraisable)
+
+
+def stopped_by() -> int | None:
+    """The signal (SIGINT or SIGALRM) that ended the run, if one did."""
+    return STOPPED.get("signal")
+
+
+def _watch(fd: int) -> None:
+    """Interrupt the solver whenever a signal arrives (the main thread may be inside Z3)."""
+    while True:
+        try:
+            if not os.read(fd, 64):
+                break
+        except OSError:
+            break
+        solver = sys.modules.get("warpcheck.encodings.z3_algebra")
+        if solver is not None:
+            solver.interrupt_solvers()
+    os.close(fd)
+
+
+@contextlib.contextmanager
+def guarded(timeout: float | None, started: float) -> Iterator[None]:
+    """Run the body with the watchdog, and with an alarm at :func:`budget_end` after ``started`` (monotonic)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals are the main thread's: called from elsewhere (tests), guard nothing
+        return
+    STOPPED.clear()
+    old_hook, sys.unraisablehook = sys.unraisablehook, _quiet_after_stop
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGALRM, signal.SIGINT)
+           if signal.getsignal(s) is not signal.SIG_IGN}  # SIGINT ignored (nohup, `cmd &`) stays ignored
+    threading.Thread(target=_watch, args=(r,), daemon=True, name="warpcheck-watchdog").start()
+    solver = sys.modules.get("warpcheck.encodings.z3_algebra")
+    if solver is not None:
+        solver.leave_ctrl_c_to_python()
+    if timeout is not None:
+        signal.setitimer(signal.ITIMER_REAL, max(0.01, budget_end(timeout) - (time.monotonic() - started)))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        signal.set_wakeup_fd(old_fd)
+        os.close(w)  # the watchdog reads end-of-file, closes its end and stops
+        if not STOPPED:  # after a stop, half-built objects are collected later, until exit: stay quiet
+            sys.unraisablehook = old_hook
+
+
+def finite_numbers(values: dict[str, object]) -> str | None:
+    """The first option whose value is a NaN or an infinity, as '--name value', or None."""
+    for name, v in values.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            return f"--{name.replace('_', '-')} {v}"
+    return None
+
+
+def crash_report(verb: str, argv: list[str] | None) -> str:
+    """Write the current exception's traceback to a file in the temp folder; return its path."""
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = os.path.join(tempfile.gettempdir(), f"warpcheck-crash-{stamp}-{os.getpid()}.txt")
+    text = (f"warpcheck {verb} crashed; please report this file.\nargv: {argv if argv is not None else sys.argv[1:]}\n\n"
+            + traceback.format_exc())
+    try:
+        atomic_write_text(path, text, "crash report")
+    except BaseException:  # noqa: BLE001 - the report is a courtesy; never fail while failing
+        return "(could not be written)"
+    return path
+
+
+def _own_group() -> None:
+    os.setpgid(0, 0)  # Ctrl-C at the terminal reaches the parent only; it stops the workers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):  # Linux: die with the parent, whatever killed it
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    for pid in list(getattr(pool, "_processes", None) or {}):  # no public API lists the workers
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def worker_pool(workers: int = 2) -> Iterator[ProcessPoolExecutor]:
+    """A process pool whose workers (and their children) are killed at once if the body is interrupted."""
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_own_group)
+    try:
+        yield pool
+    except BaseException:
+        _kill_workers(pool)
+        pool.shutdown(wait=False, cancel_futures=True)
+        _kill_workers(pool)  # a worker the pool started meanwhile
+        raise
+    pool.shutdown(wait=True)

@@ -1,0 +1,267 @@
+"""The command line's contract, fuzzed: whatever the argv or the input file, the run ends by the rules.
+
+The oracle is the contract, not an expected answer: an exit code of the documented set (never 5, a
+crash, for input we generate), no traceback, at most three lines on stderr besides progress lines,
+and nothing written when the input is refused (exit 2).  Runs are in-process (``main(argv)``).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from warpcheck.cli.main import main
+
+EXIT_CODES = {0, 1, 2, 3, 4, 130}  # 5 is the kit's own bug: fuzzing must not find one
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+VALUES = ["0", "-1", "1", "2", "3", "4", "99999999999999999999", "nan", "inf", "-inf", "1e12", "0.5", "", "abc",
+          "x=1", "L=1", "L=1/0", "0,0,1,1", "1,4", "gtlrr", "lrr", "swas", "baseline", "oracle", "exact", "bmc",
+          "héllo", "a\x00b", "/", "/nonexistent/dir/f.json", "afile/sub.json", "out/new.json"]
+
+OPTIONS = {
+    "prove": ["--warps", "--t-fetch", "--ibuffer", "--miss-latency", "--depth", "--design", "--policy", "--fetch",
+              "--issue", "--property", "--engine", "--prologue", "--config", "--witness", "--vcd",
+              "--kernel-of-warp", "--budgets", "--timeout"],
+    "replay": ["--cycles", "--design", "--vcd"],
+    "makespan": ["--warps", "--sigma", "--method", "--x", "--timeout"],
+    "simulate": ["--warps", "--scale", "--design", "--icache", "--fetch", "--issue", "--config", "--max-cycles"],
+    "cfg": ["--entry", "--threads", "--dot", "--max-states", "--latency"],
+    "wcet": ["--entry", "--loop-bound", "--max-loop-bound", "--bounds", "--mem-latency"],
+    "simt": ["--threads", "--warp", "--inputs", "--max-steps"],
+    "demo": ["--warps", "--timeout", "--out"],
+}
+# What keeps a generated run short when its input happens to be valid.
+BOUNDS = {"prove": ["--timeout", "2", "--quiet"], "makespan": ["--timeout", "2"],
+          "simulate": ["--max-cycles", "300", "--warps", "2"], "simt": ["--max-steps", "2000"],
+          "cfg": ["--max-states", "500"], "wcet": ["--max-loop-bound", "3"], "demo": ["--warps", "0"]}
+POSITIONAL = {"makespan": ["LLCLL", "LC", "", "Z", "L" * 300], "simulate": ["psort", "nope", ""],
+              "cfg": [str(EXAMPLES / "sass" / "loop.sass"), "missing.sass"],
+              "wcet": [str(EXAMPLES / "sass" / "slides.sass"), "missing.ptx"],
+              "simt": [str(EXAMPLES / "sass" / "loop.sass")], "replay": ["missing.json"], "prove": [], "demo": []}
+
+
+def listing(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def check_contract(root: Path, argv: list[str], capsys) -> int:
+    """Run argv in ``root``; assert the contract; return the exit code."""
+    before = listing(root)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("  .. ", "note:"))]
+    assert code in EXIT_CODES, f"{argv}: exit {code}\n{err}"
+    assert "Traceback" not in err, f"{argv}:\n{err}"
+    assert len(lines) <= 3, f"{argv}: {len(lines)} lines on stderr:\n{err}"
+    if code == 2:
+        assert listing(root) == before, f"{argv}: exit 2 but wrote {listing(root) - before}"
+    if "--json" in argv and code == 2:
+        assert json.loads(out.strip().splitlines()[-1])["status"] == "BAD_INPUT"
+    return code
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("a file, not a folder\n")
+    return tmp_path
+
+
+@st.composite
+def argv_of(draw, verb: str) -> list[str]:
+    args = [verb] + ([draw(st.sampled_from(POSITIONAL[verb]))] if POSITIONAL[verb] else [])
+    for opt in draw(st.lists(st.sampled_from(OPTIONS[verb]), max_size=4)):
+        args += [opt, draw(st.sampled_from(VALUES))]
+    return args + BOUNDS.get(verb, []) + draw(st.sampled_from([[], ["--json"]]))
+
+
+@pytest.mark.parametrize("verb", sorted(OPTIONS))
+def test_generated_argv_keeps_the_contract(verb, workdir, capsys):
+    @SETTINGS
+    @given(argv_of(verb))
+    def run(argv):
+        check_contract(workdir, argv, capsys)
+    run()
+
+
+# -- mutated input files -------------------------------------------------------------------------
+
+def mutations(text: str) -> st.SearchStrategy[bytes]:
+    """The text truncated, re-encoded, or with one value replaced by something of the wrong kind."""
+    raw = text.encode()
+    wrong = ["\"yes\"", "-3", "1e400", "99999999999999999999", "[]", "{}", "null", "NaN", "\"\"", "true", "0.5"]
+    return st.one_of(
+        st.integers(0, len(raw)).map(lambda n: raw[:n]),
+        st.just(text.replace("a", "\u00e4").encode("latin-1", "replace")),
+        st.just(b"\xff\xfe" + raw),
+        st.tuples(st.integers(0, max(0, text.count(":") - 1)), st.sampled_from(wrong)).map(
+            lambda kv: _replace_value(text, ":", kv[0], kv[1]).encode()),
+    )
+
+
+def _replace_value(text: str, sep: str, k: int, value: str) -> str:
+    """Replace the k-th value after ``sep`` (up to the end of its token) with ``value``."""
+    parts = text.split(sep)
+    if k + 1 >= len(parts):
+        return text
+    head, _, rest = parts[k + 1].lstrip().partition(",") if sep == ":" else (parts[k + 1], "", "")
+    tail = ("," + rest) if rest else ("\n" if sep == "=" else "")
+    if sep == ":" and not rest:
+        tail = "" if head.strip().startswith(("[", "{")) else "}" * head.count("}")
+    parts[k + 1] = f" {value}{tail}"
+    return sep.join(parts)
+
+
+@pytest.fixture(scope="module")
+def witness_text(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("w") / "w.json"
+    assert main(["prove", "--design", "baseline", "--fetch", "lrr", "--issue", "gtlrr", "--warps", "2",
+                 "--quiet", "--witness", str(path)]) == 1
+    return json.dumps(json.loads(path.read_text()))
+
+
+def test_mutated_witness_keeps_the_contract(witness_text, workdir, capsys):
+    @SETTINGS
+    @given(mutations(witness_text), st.sampled_from([[], ["--json"], ["--design", "swas"]]))
+    def run(data, extra):
+        (workdir / "w.json").write_bytes(data)
+        check_contract(workdir, ["replay", "w.json", *extra], capsys)
+    run()
+
+
+JOB = """[defaults]
+warps = 2
+timeout = 1
+
+[[task]]
+name = "b"
+design = "baseline"
+fetch = "lrr"
+issue = "gtlrr"
+expect = "fail"
+"""
+
+
+def toml_mutations(text: str) -> st.SearchStrategy[bytes]:
+    wrong = ["\"yes\"", "-1", "0", "nan", "inf", "99999999999999999999", "[]", "\"../ESCAPED\"", "\"\"", "true"]
+    return st.one_of(
+        st.integers(0, len(text)).map(lambda n: text.encode()[:n]),
+        st.just(b"\xff" + text.encode()),
+        st.tuples(st.integers(0, text.count("=") - 1), st.sampled_from(wrong)).map(
+            lambda kv: _replace_value(text, "=", kv[0], kv[1]).encode()),
+        st.sampled_from(["bogus = 1\n", "[[task]]\nname = \"x\"\n"]).map(lambda extra: (text + extra).encode()),
+    )
+
+
+def test_mutated_job_file_keeps_the_contract(workdir, capsys):
+    @settings(max_examples=10, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @given(toml_mutations(JOB))
+    def run(data):
+        (workdir / "job.toml").write_bytes(data)
+        code = check_contract(workdir, ["run", "job.toml", "--out", "out"], capsys)
+        assert not (workdir / "ESCAPED.json").exists() and not (workdir.parent / "ESCAPED.json").exists()
+        assert code != 0 or (workdir / "out" / "b.json").exists()
+    run()
+
+
+SM_CONFIG = '[sm]\nwarps = 2\ndesign = "baseline"\nt_fetch = 3\nibuffer = 4\nmiss_latency = 10\n'
+
+
+def test_mutated_sm_config_keeps_the_contract(workdir, capsys):
+    @SETTINGS
+    @given(toml_mutations(SM_CONFIG), st.sampled_from(["prove", "simulate"]))
+    def run(data, verb):
+        (workdir / "sm.toml").write_bytes(data)
+        argv = [verb, "--config", "sm.toml", *(["--engine", "bmc", "--depth", "3"] + BOUNDS["prove"]
+                                                 if verb == "prove" else ["psort"] + BOUNDS["simulate"])]
+        check_contract(workdir, argv, capsys)
+    run()
+
+
+# -- the cases of issue 8, pinned ------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, message", [
+    (["prove", "--timeout", "nan"], "--timeout nan is not allowed"),
+    (["prove", "--timeout", "inf"], "--timeout inf is not allowed"),
+    (["simulate", "psort", "--scale", "nan"], "--scale nan is not allowed"),
+    (["prove", "--vcd", "afile/x.vcd"], "'afile' is a file, not a folder"),
+    (["demo", "--out", "afile"], "is a file; give a folder"),
+    (["replay", "w.json", "--cycles", "100000000"], "ceiling of 10000"),
+    (["simulate", "psort", "--warps", "100000"], "ceiling of 64"),
+    (["prove", "--design", "baseline", "--issue", ""], "issue_policy = '' is not a known policy"),
+    (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "L=2"], "given twice"),
+    (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "X=1"], "not in the kernel"),
+    (["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--max-loop-bound", "1000000000000"], "ceiling of 1000000"),
+])
+def test_refused_up_front_in_one_line(argv, message, workdir, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert listing(workdir) == {"afile"}
+
+
+def test_job_task_names_cannot_leave_out(workdir, capsys):
+    (workdir / "job.toml").write_text(JOB.replace('name = "b"', 'name = "../ESCAPED"'))
+    assert main(["run", "job.toml", "--out", "out"]) == 2
+    assert "task name '../ESCAPED' is not allowed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("key, value", [("depth", "-1"), ("timeout", "0"), ("timeout", "nan"), ("engine", '"x"')])
+def test_job_values_are_checked_before_anything_runs(key, value, workdir, capsys):
+    (workdir / "job.toml").write_text(JOB.replace("timeout = 1", f"{key} = {value}"))
+    assert main(["run", "job.toml", "--out", "out"]) == 2
+    assert key in capsys.readouterr().err or "engine" in key
+    assert not (workdir / "out").exists()
+
+
+def test_non_utf8_file_is_one_line(workdir, capsys):
+    (workdir / "sm.toml").write_bytes(b"\xff\xfe[sm]\n")
+    assert main(["prove", "--config", "sm.toml"]) == 2
+    assert "is not UTF-8 text" in capsys.readouterr().err
+
+
+def test_a_crash_is_exit_5_with_a_crash_report(workdir, capsys, monkeypatch):
+    import warpcheck.cli.frontend_verbs as fv
+    monkeypatch.setattr(fv, "prove_job", lambda *a, **k: 1 / 0)
+    assert main(["prove", "--warps", "2", "--json"]) == 5
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "ERROR" and len(err.strip().splitlines()) == 1
+    report = err.strip().rsplit(" ", 1)[-1]
+    assert "ZeroDivisionError" in Path(report).read_text()
+    os.unlink(report)
+
+
+def test_timeout_bounds_model_construction(workdir, capsys):
+    import time
+    start = time.monotonic()
+    assert main(["prove", "--warps", "400", "--timeout", "1", "--quiet"]) == 4
+    assert time.monotonic() - start < 1 + 2 + 1  # max(2 s, 10 %) overrun, 1 s for imports under load
+    assert "TIMEOUT" in capsys.readouterr().err
+
+
+def test_baseline_witness_is_written_when_swas_refuses_its_configuration(workdir, capsys):
+    code = main(["prove", "--design", "baseline", "--fetch", "lrr", "--issue", "gtlrr", "--warps", "2",
+                 "--ibuffer", "3", "--quiet", "--witness", "w.json", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and (workdir / "w.json").exists()
+    assert "ibuffer = 3 is too short" in out["not_replayed"]["swas"]
+    assert main(["replay", "w.json"]) == 0
+    assert "swas: not replayed" in capsys.readouterr().out
+
+
+def test_sass_label_defined_twice_is_bad_input(workdir, capsys):
+    (workdir / "dup.sass").write_text(".kernel k\nA: EXIT ;\nA: EXIT ;\n")
+    assert main(["cfg", "dup.sass"]) == 2
+    assert "label 'A' is defined twice" in capsys.readouterr().err
+
+
+def test_json_is_one_object_even_when_highs_runs(workdir, capfd):
+    assert main(["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--json"]) == 0
+    assert json.loads(capfd.readouterr().out)["wcet"] > 0  # fd 1: no solver banner before the object

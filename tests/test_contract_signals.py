@@ -1,0 +1,47 @@
+"""Ctrl-C stops every long verb within 2 s, with exit 130, one line, no traceback and nothing half-written."""
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+ENDLESS = ".kernel endless\nL:  IADD R0, R0, 1 ;\n    BRA L ;\n    EXIT ;\n"
+JOB = '[defaults]\nwarps = 8\n\n[[task]]\nname = "a"\ndesign = "swas"\npolicy = "gtlrr"\nexpect = "pass"\n' \
+      '\n[[task]]\nname = "b"\ndesign = "swas"\npolicy = "lrr"\nexpect = "pass"\n'
+
+LONG_RUNS = {  # each runs for well over the 2.5 s before the signal on a 2-core machine
+    "prove": ["prove", "--design", "swas", "--policy", "gtlrr", "--warps", "8"],
+    "prove-kind": ["prove", "--design", "swas", "--policy", "lrr", "--warps", "8", "--engine", "kind"],
+    "demo": ["demo", "--out", "out"],
+    "run": ["run", "job.toml", "--out", "out"],
+    "simulate": ["simulate", "psort", "--warps", "32"],
+    "makespan": ["makespan", "LCLCL", "--warps", "12", "--sigma", "L=1", "--sigma", "C=1", "--method", "smt"],
+    "simt": ["simt", "endless.sass"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG_RUNS))
+def test_sigint_stops_the_verb_within_2_s(name, tmp_path):
+    (tmp_path / "endless.sass").write_text(ENDLESS)
+    (tmp_path / "job.toml").write_text(JOB)
+    p = subprocess.Popen([sys.executable, "-m", "warpcheck.cli", *LONG_RUNS[name]], cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)
+    assert p.poll() is None, f"{name} ended before the signal: {p.communicate()}"
+    p.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    try:
+        out, err = p.communicate(timeout=10)
+    finally:
+        p.kill()
+    waited = time.monotonic() - sent
+    assert p.returncode == 130, (p.returncode, err[-2000:])
+    assert waited < 2.0, f"{name} took {waited:.1f} s to stop"
+    assert "Traceback" not in err
+    assert "interrupted" in err.strip().splitlines()[-1]
+    assert not [f for f in tmp_path.rglob("*") if f.name.endswith(".tmp")]  # no half-written file left
