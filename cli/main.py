@@ -40,6 +40,7 @@ OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
     ("demo", None): [("out", "folder", None)],
     ("run", None): [("out", "folder", None)],
     ("reorder", "prove"): [("witness", "file", "warpcheck-out/witness.json")],
+    ("makespan", None): [("certificate", "file", None)],
 }
 # Sizes of verbs without a --timeout, with the largest value allowed and why (refused up front, exit 2).
 CEILINGS: dict[tuple[str, str], tuple[int, str]] = {

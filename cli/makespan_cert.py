@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 from typing import Any
 
 from warpcheck.models.errors import ConfigError
+from warpcheck.models.files import atomic_write_text
 from warpcheck.models.makespan_schedule import Schedule
 from warpcheck.sim.makespan_check import FORMAT, VERSION, CertificateRefused, check
 
@@ -35,10 +34,7 @@ def certificate(kernel: str, sigma: dict[str, str], warps: int, schedule: Schedu
 
 def write(path: str, cert: dict[str, Any]) -> None:
     """Write the certificate whole or not at all."""
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(cert, f, separators=(",", ":"))
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(cert, separators=(",", ":")), "--certificate")
 
 
 def load(path: str) -> Any:
