@@ -44,6 +44,7 @@ class SMConfigFile(_Strict):
     unpipelined: list[str] | None = None
     kernel_of_warp: list[int] | None = None
     budgets: list[int] | None = None
+    launches: list[int] | None = None
     check_buffer: bool | None = None
 
 

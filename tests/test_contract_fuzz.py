@@ -265,3 +265,12 @@ def test_sass_label_defined_twice_is_bad_input(workdir, capsys):
 def test_json_is_one_object_even_when_highs_runs(workdir, capfd):
     assert main(["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--json"]) == 0
     assert json.loads(capfd.readouterr().out)["wcet"] > 0  # fd 1: no solver banner before the object
+
+
+def test_the_sm_schema_knows_every_configuration_field():
+    """A field added to SMConfig must be added to its file schema, or every witness using it is refused."""
+    from dataclasses import fields as dc_fields
+
+    from warpcheck.models.config import SMConfig
+    from warpcheck.models.file_schemas import SMConfigFile
+    assert set(SMConfigFile.model_fields) == {f.name for f in dc_fields(SMConfig)}
