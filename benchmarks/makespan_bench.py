@@ -7,7 +7,7 @@ instructions over up to 3 units (L, C, M), each sigma drawn from {1, 2, 3,
 1/2, 1/3}, at W = 32, 128 and 600; per W and method (deficit, ranking,
 enumerate) how many are exact within the cap and the median time of those.
 Every exact answer there is written as a certificate and checked by
-``sim/makespan_check.py``; methods that are both exact must agree, and at
+``sim/makespan/check.py``; methods that are both exact must agree, and at
 W = 3 every method is compared with the per-warp brute force (the counter
 enumeration when the kernel has more than 12 phases).  Writes a markdown
 table and a JSON file.
@@ -26,14 +26,14 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable
 
-from warpcheck.cli.makespan_cert import certificate
-from warpcheck.encodings.makespan_ilp import MakespanIlp
-from warpcheck.models.makespan_kernel import MkKernel, make_kernel
-from warpcheck.sim.makespan_check import check
-from warpcheck.sim.makespan_enum import SearchBudgetExceeded, worst_case, worst_case_per_warp
-from warpcheck.verify.makespan_abstract import abstract_search
-from warpcheck.verify.makespan_ranking import ranking_search
-from warpcheck.verify.makespan_search import bound_search, optimize_search
+from warpcheck.cli.makespan.cert import certificate
+from warpcheck.encodings.makespan.ilp import MakespanIlp
+from warpcheck.models.makespan.kernel import MkKernel, make_kernel
+from warpcheck.sim.makespan.check import check
+from warpcheck.sim.makespan.enum import SearchBudgetExceeded, worst_case, worst_case_per_warp
+from warpcheck.verify.makespan.abstract import abstract_search
+from warpcheck.verify.makespan.ranking import ranking_search
+from warpcheck.verify.makespan.search import bound_search, optimize_search
 
 FAMILIES = {"LLCLL": {"L": 1, "C": 1}, "LCLCL": {"L": "1/2", "C": 1}}
 WARPS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 192, 256, 420, 600]

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from warpcheck.cli.frontend_run import ProveJob, prove_job
-from warpcheck.models.config import SMConfig
-from warpcheck.models.mutants import MUTANTS, Mutant
+from warpcheck.cli.frontend.run import ProveJob, prove_job
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.mutants import MUTANTS, Mutant
 
 
 def run_one(m: Mutant, warps: int, prop: str, timeout: float, out: Path) -> dict:

@@ -1,7 +1,7 @@
 """Two kernels on one SM, LRR vs GTO vs QAWS: response times normalised to K1 under LRR (Fig. 4 in miniature).
 
 ``--suite paper`` (default): look-alikes of the paper's nine benchmarks
-(``sim/qaws_workloads.py``; compute-bound pc, pf, 2dc, dxtc, bin; memory-bound
+(``sim/qaws/workloads.py``; compute-bound pc, pf, 2dc, dxtc, bin; memory-bound
 vec, mm, his, atax) with a memory latency of 60 cycles; ``--suite builtin``:
 the kit's six built-in workloads (loop trip counts scaled by 0.25, memory 20).
 Every homogeneous pair and five heterogeneous pairs, 4 warps per kernel, K2
@@ -18,11 +18,11 @@ import argparse
 import json
 from typing import Any
 
-from warpcheck.models.config import DEFAULT_LATENCY, SMConfig
-from warpcheck.sim.kernels_run import Kernel, run_kernels
-from warpcheck.sim.qaws_workloads import PAPER_WORKLOADS
-from warpcheck.sim.suite import BUILTIN
-from warpcheck.sim.workloads import Workload
+from warpcheck.models.frontend.config import DEFAULT_LATENCY, SMConfig
+from warpcheck.sim.qaws.kernels_run import Kernel, run_kernels
+from warpcheck.sim.qaws.workloads import PAPER_WORKLOADS
+from warpcheck.sim.frontend.suite import BUILTIN
+from warpcheck.sim.frontend.workloads import Workload
 
 SUITES: dict[str, tuple[dict[str, Workload], list[tuple[str, str]], float, int]] = {
     # workloads, heterogeneous pairs (compute-bound K1 with memory-bound K2 and the reverse), scale, memory latency

@@ -13,8 +13,8 @@ import argparse
 import random
 import time
 
-from warpcheck.models.config import DEFAULT_LATENCY, SMConfig
-from warpcheck.sim.qaws_fig3 import Program, fig3_statements, fig3_runs
+from warpcheck.models.frontend.config import DEFAULT_LATENCY, SMConfig
+from warpcheck.sim.qaws.fig3 import Program, fig3_statements, fig3_runs
 
 OPS = ["add", "fadd", "fmul", "fcvt", "ld", "fdiv"]
 LAT_RANGE = {"fadd": (2, 6), "fmul": (2, 8), "fcvt": (2, 10), "mem": (2, 16), "fdiv": (2, 8)}

@@ -19,13 +19,13 @@ import sys
 import time
 from pathlib import Path
 
-from warpcheck.encodings.ipet import wcet
+from warpcheck.encodings.kernels.ipet import wcet
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.kernel import Kernel
-from warpcheck.models.ptx import parse_ptx_module
-from warpcheck.models.warp_cfg import WarpCFG, build_warp_cfg
-from warpcheck.sim.simt import run_warp
-from warpcheck.sim.thread_ops import WarpInputs
+from warpcheck.models.kernels.kernel import Kernel
+from warpcheck.models.kernels.ptx import parse_ptx_module
+from warpcheck.models.kernels.warp_cfg import WarpCFG, build_warp_cfg
+from warpcheck.sim.kernels.simt import run_warp
+from warpcheck.sim.kernels.thread_ops import WarpInputs
 
 
 def random_inputs(kernel: Kernel, rng: random.Random, loop_bound: int) -> WarpInputs:

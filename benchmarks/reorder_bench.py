@@ -18,18 +18,18 @@ import statistics
 import time
 from pathlib import Path
 
-from warpcheck.cli.kernel_verbs import load_kernel
-from warpcheck.cli.reorder_prove import MAX_REQUESTS, MAX_WARPS, workload
-from warpcheck.cli.reorder_sim import compare
-from warpcheck.cli.reorder_verbs import parse_params
-from warpcheck.models.cfg import CostModel
-from warpcheck.models.l1 import L1Spec
-from warpcheck.models.reorder import ReorderUnit
-from warpcheck.models.reorder_order import static_order
-from warpcheck.sim.kernel_accesses import analyze
-from warpcheck.sim.l1_replay import replay
-from warpcheck.sim.reorder_timing import Timing
-from warpcheck.verify.reorder_props import Monitored, prove
+from warpcheck.cli.kernels.verbs import load_kernel
+from warpcheck.cli.reorder.prove import MAX_REQUESTS, MAX_WARPS, workload
+from warpcheck.cli.reorder.sim import compare
+from warpcheck.cli.reorder.verbs import parse_params
+from warpcheck.models.kernels.cfg import CostModel
+from warpcheck.models.reorder.l1 import L1Spec
+from warpcheck.models.reorder.unit import ReorderUnit
+from warpcheck.models.reorder.order import static_order
+from warpcheck.sim.reorder.accesses import analyze
+from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.sim.reorder.timing import Timing
+from warpcheck.verify.reorder.props import Monitored, prove
 
 ROOT = Path(__file__).resolve().parent.parent
 K, R = "examples/kernels/", "examples/reorder/"

@@ -3,11 +3,11 @@
 Figures per design, each the median of 5 runs on this machine:
 
 - reference: one simulation, the model's step over the concrete algebra (``run_iter``);
-- compiled: one simulation, the traced step emitted as Python (``sim/compiled.py``);
+- compiled: one simulation, the traced step emitted as Python (``sim/frontend/compiled.py``);
 - batched: many lanes in lockstep, the traced step in the numpy dialect
-  (``sim/batch.py``), as aggregate cycles per second (lanes x cycles / seconds);
+  (``sim/frontend/batch.py``), as aggregate cycles per second (lanes x cycles / seconds);
 - native: the traced step, feeder and metrics compiled by numba
-  (``sim/native.py``), timed without and with the two oracles; lanes run one
+  (``sim/frontend/native.py``), timed without and with the two oracles; lanes run one
   after another to completion, so the figure is the speed of one simulation.
   Compile time is reported apart.
 
@@ -27,14 +27,14 @@ import time
 from tabulate import tabulate
 
 from warpcheck.encodings.concrete import CONCRETE
-from warpcheck.models.config import SMConfig
-from warpcheck.models.frontend import FrontEnd
-from warpcheck.sim.batch import batch_iter, sources_for
-from warpcheck.sim.driver import Feeder, initial_params, run_iter
-from warpcheck.sim.metrics import _CompiledBook, compiled
-from warpcheck.sim.native import available
-from warpcheck.sim.suite import BUILTIN, builtin
-from warpcheck.sim.workloads import Workload, WorkloadSource
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.sim.frontend.batch import batch_iter, sources_for
+from warpcheck.sim.frontend.driver import Feeder, initial_params, run_iter
+from warpcheck.sim.frontend.metrics import _CompiledBook, compiled
+from warpcheck.sim.frontend.native import available
+from warpcheck.sim.frontend.suite import BUILTIN, builtin
+from warpcheck.sim.frontend.workloads import Workload, WorkloadSource
 
 GOAL = 330_000  # cycles/s of Vortex's own cycle simulator, the issue's target
 RUNS = 5
@@ -75,7 +75,7 @@ def compiled_single(design: str, cycles: int) -> float:
 
 def native_runs(design: str, runs: int) -> tuple[float, int, list[float], list[float]]:
     """(compile s, cycles per run, cycles/s of each run without / with the oracles) of the numba lane loop."""
-    from warpcheck.sim.native import NativeFrontEnd
+    from warpcheck.sim.frontend.native import NativeFrontEnd
     nf = NativeFrontEnd(FrontEnd(vortex(design)))
     t0 = time.perf_counter()
     nf.run(sources_for(lanes_of(1), 32, 4), 10)  # compiles

@@ -20,12 +20,12 @@ import time
 import tomllib
 from pathlib import Path
 
-from warpcheck.encodings.ipet import wcet
-from warpcheck.models.ptx import parse_ptx
-from warpcheck.models.sass import parse_sass
-from warpcheck.models.warp_cfg import build_warp_cfg
-from warpcheck.sim.simt import run_warp
-from warpcheck.sim.thread_ops import WarpInputs
+from warpcheck.encodings.kernels.ipet import wcet
+from warpcheck.models.kernels.ptx import parse_ptx
+from warpcheck.models.kernels.sass import parse_sass
+from warpcheck.models.kernels.warp_cfg import build_warp_cfg
+from warpcheck.sim.kernels.simt import run_warp
+from warpcheck.sim.kernels.thread_ops import WarpInputs
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "examples" / "kernels").glob("*.ptx")) + sorted((ROOT / "examples" / "sass").glob("*.sass"))

@@ -19,13 +19,13 @@ from warpcheck.models.files import check_writable
 
 # Each module defines register(subparsers); its parser's func(args) returns the exit code.
 VERB_MODULES = [
-    "warpcheck.cli.frontend_verbs",
-    "warpcheck.cli.sim_verbs",
-    "warpcheck.cli.jobs",
-    "warpcheck.cli.makespan_verbs",
-    "warpcheck.cli.kernel_verbs",
-    "warpcheck.cli.reorder_verbs",
-    "warpcheck.cli.qaws_verbs",
+    "warpcheck.cli.frontend.verbs",
+    "warpcheck.cli.frontend.sim_verbs",
+    "warpcheck.cli.frontend.jobs",
+    "warpcheck.cli.makespan.verbs",
+    "warpcheck.cli.kernels.verbs",
+    "warpcheck.cli.reorder.verbs",
+    "warpcheck.cli.qaws.verbs",
 ]
 
 EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR (a bug of

@@ -1,10 +1,10 @@
 """Shared test helpers."""
 from __future__ import annotations
 
-from warpcheck.models.config import SMConfig
-from warpcheck.models.frontend import FrontEnd
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.verify.engines import engine
-from warpcheck.verify.properties import default_property, get_property
+from warpcheck.verify.frontend.properties import default_property, get_property
 from warpcheck.verify.result import Result
 
 

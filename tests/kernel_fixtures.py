@@ -4,10 +4,10 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from warpcheck.models.kernel import Kernel
-from warpcheck.models.ptx import parse_ptx
-from warpcheck.models.sass import parse_sass
-from warpcheck.models.warp_cfg import WarpCFG, build_warp_cfg
+from warpcheck.models.kernels.kernel import Kernel
+from warpcheck.models.kernels.ptx import parse_ptx
+from warpcheck.models.kernels.sass import parse_sass
+from warpcheck.models.kernels.warp_cfg import WarpCFG, build_warp_cfg
 
 ROOT = Path(__file__).resolve().parent.parent
 PTX = sorted((ROOT / "examples" / "kernels").glob("*.ptx"))

@@ -228,7 +228,7 @@ def test_non_utf8_file_is_one_line(workdir, capsys):
 
 
 def test_a_crash_is_exit_5_with_a_crash_report(workdir, capsys, monkeypatch):
-    import warpcheck.cli.frontend_verbs as fv
+    import warpcheck.cli.frontend.verbs as fv
     monkeypatch.setattr(fv, "prove_job", lambda *a, **k: 1 / 0)
     assert main(["prove", "--warps", "2", "--json"]) == 5
     out, err = capsys.readouterr()
@@ -271,6 +271,6 @@ def test_the_sm_schema_knows_every_configuration_field():
     """A field added to SMConfig must be added to its file schema, or every witness using it is refused."""
     from dataclasses import fields as dc_fields
 
-    from warpcheck.models.config import SMConfig
+    from warpcheck.models.frontend.config import SMConfig
     from warpcheck.models.file_schemas import SMConfigFile
     assert set(SMConfigFile.model_fields) == {f.name for f in dc_fields(SMConfig)}

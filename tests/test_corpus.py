@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as s
 
-from warpcheck.encodings.ipet import wcet
+from warpcheck.encodings.kernels.ipet import wcet
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.ptx import parse_ptx_module
-from warpcheck.models.warp_cfg import build_warp_cfg
-from warpcheck.sim.simt import run_warp
+from warpcheck.models.kernels.ptx import parse_ptx_module
+from warpcheck.models.kernels.warp_cfg import build_warp_cfg
+from warpcheck.sim.kernels.simt import run_warp
 
 from kernel_fixtures import ROOT
 
@@ -67,7 +67,7 @@ BOUNDED = sorted({e.name for _, e in entries()} - set(REFUSED))
 
 def check_random_run(name: str, seed: int) -> None:
     """One random run of a corpus entry: within the bound, and no branch called uniform splits."""
-    from warpcheck.sim.thread_ops import WarpInputs
+    from warpcheck.sim.kernels.thread_ops import WarpInputs
 
     kernel, wcfg, bound = analysed(name)
     rng = random.Random(seed)
@@ -98,7 +98,7 @@ def test_the_per_lane_pick_diverges_and_the_global_pick_is_uniform():
     kernel, wcfg, _ = analysed("_Z10local_pickPiPKiii")
     uniform = {kernel.instructions[pc].text.split()[0]: info["uniform"] for pc, info in wcfg.branches.items()}
     assert uniform["@%p4"] is False and uniform["@%p8"] is True
-    from warpcheck.sim.thread_ops import WarpInputs
+    from warpcheck.sim.kernels.thread_ops import WarpInputs
 
     params = dict(zip(kernel.params, (1 << 20, 2 << 20, 3, 2)))
     run = run_warp(kernel, WarpInputs(params=params), threads=32)
@@ -125,7 +125,7 @@ def test_value_agreement_scales_to_a_400_block_kernel():
 
 @pytest.mark.parametrize("name", BOUNDED)
 def test_inlined_corpus_entries_round_trip_through_the_printer(name):
-    from warpcheck.models.ptx import format_ptx, parse_ptx
+    from warpcheck.models.kernels.ptx import format_ptx, parse_ptx
 
     kernel, _, _ = analysed(name)
     [again] = parse_ptx(format_ptx(kernel))

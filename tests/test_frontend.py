@@ -9,13 +9,13 @@ from hypothesis import strategies as st
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import term
-from warpcheck.models.config import SMConfig
+from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.frontend import FrontEnd
-from warpcheck.models.kernel import CLASSES
-from warpcheck.models.stream import Instr, instr_of
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.models.kernels.kernel import CLASSES
+from warpcheck.models.frontend.stream import Instr, instr_of
 from warpcheck.models.ts import check_state
-from warpcheck.sim.driver import list_source, run
+from warpcheck.sim.frontend.driver import list_source, run
 
 
 def issued(config, ibuffers, streams, cycles):

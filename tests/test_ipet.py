@@ -4,10 +4,10 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from warpcheck.encodings.ipet import build_problem, solve_highs, solve_z3, wcet
-from warpcheck.models.cfg import CostModel
+from warpcheck.encodings.kernels.ipet import build_problem, solve_highs, solve_z3, wcet
+from warpcheck.models.kernels.cfg import CostModel
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.warp_cfg import END
+from warpcheck.models.kernels.warp_cfg import END
 
 from kernel_fixtures import ALL, PTX, SASS, warp_cfg
 
@@ -82,7 +82,7 @@ KNAPSACK_ROWS = [([104969, 107808, 105866, 109558, 103578, 108268, 102281, 10461
 
 
 def knapsack():
-    from warpcheck.encodings.ipet import IpetProblem
+    from warpcheck.encodings.kernels.ipet import IpetProblem
 
     n = len(KNAPSACK_COST)
     prob = IpetProblem([("START", i) for i in range(n)], dict(enumerate(KNAPSACK_COST)))
@@ -94,7 +94,7 @@ def knapsack():
 def test_highs_solves_to_optimality_not_to_its_default_gap():
     from itertools import product
 
-    from warpcheck.encodings.ipet import HIGHS_OPTIONS
+    from warpcheck.encodings.kernels.ipet import HIGHS_OPTIONS
 
     best = max(sum(c for c, x in zip(KNAPSACK_COST, xs) if x) for xs in product((0, 1), repeat=len(KNAPSACK_COST))
                if all(sum(w for w, x in zip(row, xs) if x) <= rhs for row, rhs in KNAPSACK_ROWS))
@@ -106,7 +106,7 @@ def test_highs_solves_to_optimality_not_to_its_default_gap():
 
 
 def test_a_rounded_highs_solution_is_checked_in_integers():
-    from warpcheck.encodings.ipet import _check_integer_solution
+    from warpcheck.encodings.kernels.ipet import _check_integer_solution
     from warpcheck.models.errors import WarpcheckError
 
     with pytest.raises(WarpcheckError, match=r"breaks a constraint \(\d+ <= 678022\)"):

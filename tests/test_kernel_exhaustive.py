@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as s
 
-from warpcheck.models.sass import parse_sass
-from warpcheck.models.warp_cfg import END, build_warp_cfg
-from warpcheck.sim.exhaustive import abstract_transitions
+from warpcheck.models.kernels.sass import parse_sass
+from warpcheck.models.kernels.warp_cfg import END, build_warp_cfg
+from warpcheck.sim.kernels.exhaustive import abstract_transitions
 
 from kernel_fixtures import SASS, kernel
 from test_kernel_random_sass import program, statement

@@ -7,13 +7,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as s
 
-from warpcheck.encodings.ipet import build_problem, solve_highs
-from warpcheck.models.abstract_stack import from_concrete
-from warpcheck.models.cfg import CostModel
-from warpcheck.models.sass import parse_sass
-from warpcheck.models.warp_cfg import END, build_warp_cfg
-from warpcheck.sim.simt import run_warp
-from warpcheck.sim.thread_ops import WarpInputs
+from warpcheck.encodings.kernels.ipet import build_problem, solve_highs
+from warpcheck.models.kernels.abstract_stack import from_concrete
+from warpcheck.models.kernels.cfg import CostModel
+from warpcheck.models.kernels.sass import parse_sass
+from warpcheck.models.kernels.warp_cfg import END, build_warp_cfg
+from warpcheck.sim.kernels.simt import run_warp
+from warpcheck.sim.kernels.thread_ops import WarpInputs
 
 # thread index, a parameter, and R5: uniform at first, rewritten uniformly or not inside
 # (possibly divergent) regions, so value agreement must notice reconvergence

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as s
 
-from warpcheck.encodings.ipet import build_problem, solve_highs
-from warpcheck.models.abstract_stack import from_concrete
-from warpcheck.models.cfg import CostModel
-from warpcheck.models.warp_cfg import END
-from warpcheck.sim.simt import run_warp
-from warpcheck.sim.thread_ops import WarpInputs
+from warpcheck.encodings.kernels.ipet import build_problem, solve_highs
+from warpcheck.models.kernels.abstract_stack import from_concrete
+from warpcheck.models.kernels.cfg import CostModel
+from warpcheck.models.kernels.warp_cfg import END
+from warpcheck.sim.kernels.simt import run_warp
+from warpcheck.sim.kernels.thread_ops import WarpInputs
 
 from kernel_fixtures import ALL, kernel, warp_cfg
 
@@ -77,7 +77,7 @@ def test_value_agreement_never_calls_a_disagreeing_guard_uniform(case):
 
 def tid_tainted(k) -> set[str]:
     """Registers that depend on %tid along some def-use chain (flow-insensitive, so over-approximate)."""
-    from warpcheck.models.value_agreement import registers_read, written
+    from warpcheck.models.kernels.value_agreement import registers_read, written
 
     tainted: set[str] = set()
     changed = True
@@ -131,8 +131,8 @@ J2:     EXIT ;
 
 
 def test_a_register_written_by_part_of_the_warp_disagrees_after_reconvergence():
-    from warpcheck.models.sass import parse_sass
-    from warpcheck.models.warp_cfg import build_warp_cfg
+    from warpcheck.models.kernels.sass import parse_sass
+    from warpcheck.models.kernels.warp_cfg import build_warp_cfg
 
     k = parse_sass(RECONVERGE, "reconverge.sass")[0]
     w = build_warp_cfg(k, True)

@@ -1,11 +1,11 @@
 """The activation stack on the slides' example, step by step, as in the slides' tables."""
 from __future__ import annotations
 
-from warpcheck.models import simt_stack as st
-from warpcheck.models.abstract_stack import from_concrete
-from warpcheck.models.warp_cfg import END
-from warpcheck.sim.simt import run_warp
-from warpcheck.sim.thread_ops import WarpInputs
+from warpcheck.models.kernels import simt_stack as st
+from warpcheck.models.kernels.abstract_stack import from_concrete
+from warpcheck.models.kernels.warp_cfg import END
+from warpcheck.sim.kernels.simt import run_warp
+from warpcheck.sim.kernels.thread_ops import WarpInputs
 
 from kernel_fixtures import ROOT, kernel, warp_cfg
 
@@ -92,7 +92,7 @@ def test_the_run_records_per_lane_addresses_of_memory_instructions():
 
 
 def test_a_one_thread_warp_never_diverges():
-    from warpcheck.models.warp_cfg import build_warp_cfg
+    from warpcheck.models.kernels.warp_cfg import build_warp_cfg
 
     w = build_warp_cfg(kernel(SLIDES), True, width=1)
     assert all(len(w.graph.nodes[n]["stack"]) <= 2 for n in w.graph.nodes if n != END)

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan_cert import certificate
-from warpcheck.models.makespan_kernel import make_kernel
-from warpcheck.sim.makespan_check import CertificateRefused, check
-from warpcheck.sim.makespan_enum import worst_case, worst_case_per_warp
-from warpcheck.verify.makespan_abstract import abstract_search
+from warpcheck.cli.makespan.cert import certificate
+from warpcheck.models.makespan.kernel import make_kernel
+from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.sim.makespan.enum import worst_case, worst_case_per_warp
+from warpcheck.verify.makespan.abstract import abstract_search
 
 EXAMPLES = pathlib.Path(__file__).parent.parent / "examples" / "makespan"
 PAPER = [("llcll-w600.cert.json", 600, 2401), ("lclcl-w420-sigmaL-half.cert.json", 420, 2522)]
@@ -143,7 +143,7 @@ def test_deficit_table_of_llcll_bounds_every_w():
 @given(text=st.text(alphabet="LC", min_size=1, max_size=5), sig=st.sampled_from(["1", "2", "1/2"]),
        other=st.sampled_from(["1", "1/2"]), warps=st.integers(1, 6))
 def test_ranking_bound_is_sound_and_its_certificate_holds_when_exact(text, sig, other, warps):
-    from warpcheck.verify.makespan_ranking import ranking_search
+    from warpcheck.verify.makespan.ranking import ranking_search
 
     sigma = {u: sig if u == "L" else other for u in sorted(set(text))}
     k = make_kernel(text, sigma)
@@ -156,7 +156,7 @@ def test_ranking_bound_is_sound_and_its_certificate_holds_when_exact(text, sig, 
 
 
 def _ranking_certificate():
-    from warpcheck.verify.makespan_ranking import ranking_search
+    from warpcheck.verify.makespan.ranking import ranking_search
 
     k = make_kernel("LLC", {"L": 1, "C": "1/2"})
     r = ranking_search(k, 30)

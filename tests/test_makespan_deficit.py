@@ -5,10 +5,10 @@ import time
 from hypothesis import given, settings, strategies as st
 
 from warpcheck.cli.main import main
-from warpcheck.models.makespan_kernel import make_kernel
-from warpcheck.sim.makespan_enum import worst_case
-from warpcheck.sim.makespan_replay import replay
-from warpcheck.verify.makespan_abstract import abstract_search, bound_with_cap
+from warpcheck.models.makespan.kernel import make_kernel
+from warpcheck.sim.makespan.enum import worst_case
+from warpcheck.sim.makespan.replay import replay
+from warpcheck.verify.makespan.abstract import abstract_search, bound_with_cap
 
 
 @settings(max_examples=25, deadline=None)

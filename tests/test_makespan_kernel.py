@@ -4,9 +4,9 @@ from fractions import Fraction
 import pytest
 
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.makespan_kernel import (MkInstr, approximation, make_kernel, parse_kernel, parse_sigma,
+from warpcheck.models.makespan.kernel import (MkInstr, approximation, make_kernel, parse_kernel, parse_sigma,
                                               pessimistic)
-from warpcheck.sim.makespan_enum import worst_case
+from warpcheck.sim.makespan.enum import worst_case
 
 
 def test_fractional_sigma_becomes_n_instructions_with_sigma_one():

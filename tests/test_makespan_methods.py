@@ -4,14 +4,14 @@ import itertools
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from warpcheck.encodings.makespan_ilp import MakespanIlp
-from warpcheck.models.makespan import CountSM
-from warpcheck.models.makespan_kernel import make_kernel
-from warpcheck.models.makespan_schedule import Schedule, from_counts
-from warpcheck.sim.makespan_enum import worst_case, worst_case_per_warp
-from warpcheck.sim.makespan_replay import replay
-from warpcheck.verify.makespan_abstract import abstract_search
-from warpcheck.verify.makespan_search import bound_search, complete_run, optimize_search
+from warpcheck.encodings.makespan.ilp import MakespanIlp
+from warpcheck.models.makespan.sm import CountSM
+from warpcheck.models.makespan.kernel import make_kernel
+from warpcheck.models.makespan.schedule import Schedule, from_counts
+from warpcheck.sim.makespan.enum import worst_case, worst_case_per_warp
+from warpcheck.sim.makespan.replay import replay
+from warpcheck.verify.makespan.abstract import abstract_search
+from warpcheck.verify.makespan.search import bound_search, complete_run, optimize_search
 
 SIGMAS = ["1", "2", "1/2"]
 
@@ -140,7 +140,7 @@ def test_paper_ilp_solves_after_a_highs_solve_with_other_threads():
        lat=st.sampled_from(["", "2", "3p"]), data=st.data())
 def test_compiled_moves_equal_the_models_choices_and_step(text, sig, lat, data):
     from warpcheck.encodings.concrete import CONCRETE
-    from warpcheck.sim.makespan_enum import CountMoves
+    from warpcheck.sim.makespan.enum import CountMoves
 
     k = make_kernel(text + lat, {u: sig if u == "L" else "2" for u in set(text)})
     sm = CountSM(k, 5)

@@ -5,9 +5,9 @@ import z3
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import term
-from warpcheck.models.makespan import CountSM, WarpSM, phases
-from warpcheck.models.makespan_kernel import make_kernel
-from warpcheck.verify.makespan_search import complete_run
+from warpcheck.models.makespan.sm import CountSM, WarpSM, phases
+from warpcheck.models.makespan.kernel import make_kernel
+from warpcheck.verify.makespan.search import complete_run
 
 
 def _concrete_states(ts, inputs):

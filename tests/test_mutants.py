@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from warpcheck.cli.frontend_run import ProveJob, prove_job
-from warpcheck.models.config import SMConfig
-from warpcheck.models.mutants import MUTANTS
+from warpcheck.cli.frontend.run import ProveJob, prove_job
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.mutants import MUTANTS
 
 # Bugs that need a whole miss window (or an fdiv) before they show: a BMC of about 12-17 cycles.
 DEEP = {"suspension-short", "suspension-long", "no-nop-on-miss", "refetch-may-miss", "unit-released-early"}
@@ -53,7 +53,7 @@ def test_the_suite_covers_the_classes_of_bugs_the_issue_names():
 
 def test_a_witness_instruction_keeps_how_often_its_refetch_missed():
     from warpcheck.models.errors import InputFileError
-    from warpcheck.models.stream import Instr
+    from warpcheck.models.frontend.stream import Instr
     ins = Instr("fadd", miss=True, refetch_misses=2)
     assert Instr.from_json(ins.to_json(), "w") == ins and ins.misses == 3
     assert "refetch_misses" not in Instr("int", miss=True).to_json()  # version-2 files stay as they were

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from warpcheck.models.config import SMConfig
-from warpcheck.models.policies import POLICIES, ptr_policy
-from warpcheck.verify.parametric import picks_only_eligible, projection_holds, prove_parametric
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.policies import POLICIES, ptr_policy
+from warpcheck.verify.frontend.parametric import picks_only_eligible, projection_holds, prove_parametric
 
 
 def test_swas_gtlo_parametric_proof_states_the_warp_counts_it_covers():
@@ -20,7 +20,7 @@ def test_the_parametric_proof_honours_its_deadline_and_never_fails_on_an_undecid
 
 
 def test_all_warps_with_recheck_is_refused_not_silently_skipped():
-    from warpcheck.cli.frontend_run import ProveJob
+    from warpcheck.cli.frontend.run import ProveJob
     from warpcheck.models.errors import ConfigError
     with pytest.raises(ConfigError, match="not available with --all-warps"):
         ProveJob(SMConfig(), all_warps=True, recheck=True)

@@ -5,7 +5,7 @@ import pytest
 
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.policies import POLICIES, PolicyContext, check_policy
+from warpcheck.models.frontend.policies import POLICIES, PolicyContext, check_policy
 
 T, F = True, False
 

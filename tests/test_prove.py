@@ -4,13 +4,13 @@ from __future__ import annotations
 import pytest
 
 from conftest import assert_status
-from warpcheck.models.config import SMConfig
-from warpcheck.models.frontend import FrontEnd
-from warpcheck.sim.replay import replay
-from warpcheck.verify import witness as wit
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.sim.frontend.replay import replay
+from warpcheck.verify.frontend import witness as wit
 from warpcheck.verify.engines import bmc, kinduction
 from warpcheck.verify.lemmas import prove_lemmas
-from warpcheck.verify.properties import get_property
+from warpcheck.verify.frontend.properties import get_property
 
 
 def _design_lemmas_rejected(r):
@@ -117,7 +117,7 @@ def test_swas_stays_proved_with_a_prologue():
 
 
 def test_a_baseline_counterexample_at_few_warps_is_lifted_to_many_and_replays(tmp_path):
-    from warpcheck.cli.frontend_run import ProveJob, prove_job
+    from warpcheck.cli.frontend.run import ProveJob, prove_job
     cfg = SMConfig(warps=8, design="baseline", fetch_policy="lrr", issue_policy="lrr")
     out = prove_job(ProveJob(cfg, witness_path=str(tmp_path / "w.json")))
     assert out.result.status.value == "FAIL" and out.result.engine == "auto:lift"
@@ -130,7 +130,7 @@ def test_a_baseline_counterexample_at_few_warps_is_lifted_to_many_and_replays(tm
 
 def test_lifting_claims_nothing_without_a_confirming_full_size_run():
     from dataclasses import replace
-    from warpcheck.verify import lift
+    from warpcheck.verify.frontend import lift
     cfg = SMConfig(warps=6, design="baseline", fetch_policy="lrr", issue_policy="lrr")
     oracle = get_property("oracle").checked
     trace, frame = lift.lift_violation(cfg, oracle, 19, 30)

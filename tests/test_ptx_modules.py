@@ -9,12 +9,12 @@ import json
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.encodings.ipet import wcet
+from warpcheck.encodings.kernels.ipet import wcet
 from warpcheck.models.errors import ConfigError, InputFileError
-from warpcheck.models.ptx import parse_ptx, parse_ptx_module
-from warpcheck.models.warp_cfg import build_warp_cfg
-from warpcheck.sim.simt import run_warp
-from warpcheck.sim.thread_ops import WarpInputs
+from warpcheck.models.kernels.ptx import parse_ptx, parse_ptx_module
+from warpcheck.models.kernels.warp_cfg import build_warp_cfg
+from warpcheck.sim.kernels.simt import run_warp
+from warpcheck.sim.kernels.thread_ops import WarpInputs
 
 def line_of(text: str, needle: str) -> int:
     """The 1-based line of the first line of ``text`` holding ``needle``."""
@@ -352,7 +352,7 @@ def test_bitset_value_agreement_equals_the_frozenset_rules_on_every_instruction(
     import random
 
     from kernel_fixtures import ALL, kernel
-    from warpcheck.models.value_agreement import RegisterBits, guard_varies, per_lane_loads, transfer
+    from warpcheck.models.kernels.value_agreement import RegisterBits, guard_varies, per_lane_loads, transfer
 
     rng = random.Random(5)
     for k in [kernel(p) for p in ALL] + [parse_ptx(LOCAL_ARRAY)[0], parse_ptx(CALLS)[0], parse_ptx(SCOPED)[0]]:

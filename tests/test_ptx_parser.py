@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from warpcheck.models.cfg import KernelCFG
+from warpcheck.models.kernels.cfg import KernelCFG
 from warpcheck.models.errors import ConfigError, InputFileError
-from warpcheck.models.ptx import format_ptx, parse_ptx
-from warpcheck.models.sass import format_sass, parse_sass
+from warpcheck.models.kernels.ptx import format_ptx, parse_ptx
+from warpcheck.models.kernels.sass import format_sass, parse_sass
 
 from kernel_fixtures import ALL, PTX, SASS, kernel
 
@@ -154,7 +154,7 @@ CALL = """
 
 
 def test_multi_line_call_sequences_parse_and_are_inlined():
-    from warpcheck.models.value_agreement import result_varies
+    from warpcheck.models.kernels.value_agreement import result_varies
 
     [k] = parse_ptx(CALL, "call.ptx")
     assert [i.base for i in k.instructions] == ["ld", "mov", "bra", "mov", "mov", "bra", "mov", "ret"]

@@ -9,13 +9,13 @@ from hypothesis import given, settings, strategies as st
 
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.encodings.z3_algebra import Z3Algebra, term
-from warpcheck.models.config import SMConfig
+from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.frontend import FrontEnd
-from warpcheck.models.policies import POLICIES, PolicyContext, kernel_groups
-from warpcheck.models.reference_policies import ref_policy
-from warpcheck.models.stream import Instr
-from warpcheck.sim.driver import list_source, run
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.models.frontend.policies import POLICIES, PolicyContext, kernel_groups
+from warpcheck.models.frontend.reference_policies import ref_policy
+from warpcheck.models.frontend.stream import Instr
+from warpcheck.sim.frontend.driver import list_source, run
 
 T, F = True, False
 QAWS = POLICIES["qaws"]
@@ -164,7 +164,7 @@ def test_the_front_end_keeps_qaws_state_as_a_record():
 @given(data=st.data())
 def test_front_end_with_qaws_concrete_run_equals_the_solvers_unrolling(design, launches, data):
     from warpcheck.encodings.unroll import Unrolling
-    from warpcheck.models.kernel import CLASSES
+    from warpcheck.models.kernels.kernel import CLASSES
     cfg = SMConfig(warps=3, design=design, fetch_policy="qaws", issue_policy="qaws", miss_latency=3,
                    kernel_of_warp=(0, 1, 1), budgets=(1, 2), launches=launches)
     fe = FrontEnd(cfg)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from warpcheck.sim.qaws_fig3 import FIG3, fig3_runs, fig3_statements
+from warpcheck.sim.qaws.fig3 import FIG3, fig3_runs, fig3_statements
 
 RUNS = {}
 

@@ -6,11 +6,11 @@ import json
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.models.config import SMConfig
-from warpcheck.models.policies import PolicyContext
-from warpcheck.sim.kernels_run import Kernel, run_kernels
-from warpcheck.sim.suite import builtin
-from warpcheck.verify.policy_equivalence import policy_agrees
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.policies import PolicyContext
+from warpcheck.sim.qaws.kernels_run import Kernel, run_kernels
+from warpcheck.sim.frontend.suite import builtin
+from warpcheck.verify.frontend.policy_equivalence import policy_agrees
 
 from conftest import assert_status
 
@@ -87,7 +87,7 @@ def test_prove_takes_kernels_and_budgets(capsys):
 
 
 def test_k2_waiting_is_not_bounded_in_cycles_by_the_budgets():
-    from warpcheck.verify.qaws_wait import k2_wait_search
+    from warpcheck.verify.qaws.wait import k2_wait_search
     cfg = SMConfig(warps=3, design="swas", issue_policy="qaws", kernel_of_warp=(0, 1, 1), budgets=(1, 2), miss_latency=3)
     r = k2_wait_search(cfg, 2, 12, 120)
     assert r.status.value == "FAIL" and r.trace is not None
@@ -97,8 +97,8 @@ def test_k2_waiting_is_not_bounded_in_cycles_by_the_budgets():
 
 def test_paper_look_alikes_split_into_compute_and_memory_bound():
     """Issue-slot use of each look-alike alone (4 warps, memory 60 cycles): every CI kernel above every MI kernel."""
-    from warpcheck.models.config import DEFAULT_LATENCY
-    from warpcheck.sim.qaws_workloads import COMPUTE_BOUND, MEMORY_BOUND, PAPER_WORKLOADS
+    from warpcheck.models.frontend.config import DEFAULT_LATENCY
+    from warpcheck.sim.qaws.workloads import COMPUTE_BOUND, MEMORY_BOUND, PAPER_WORKLOADS
     sm = SMConfig(latency={**DEFAULT_LATENCY, "mem": 60})
     use = {}
     for name, w in PAPER_WORKLOADS.items():

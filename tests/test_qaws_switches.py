@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.models.config import SMConfig
-from warpcheck.models.frontend import FrontEnd
-from warpcheck.models.policies import POLICIES
-from warpcheck.verify.qaws_switches import bound_is_reached, prove_switch_bound
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.models.frontend.policies import POLICIES
+from warpcheck.verify.qaws.switches import bound_is_reached, prove_switch_bound
 
 QAWS = POLICIES["qaws"]
 

@@ -6,11 +6,11 @@ import json
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.models.config import DEFAULT_LATENCY, SMConfig
+from warpcheck.models.frontend.config import DEFAULT_LATENCY, SMConfig
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.qaws_response import StallSpace
-from warpcheck.sim.qaws_worst import exhaustive_worst, replay
-from warpcheck.verify.qaws_wcrt import inversion, worst_response
+from warpcheck.models.qaws.response import StallSpace
+from warpcheck.sim.qaws.worst import exhaustive_worst, replay
+from warpcheck.verify.qaws.wcrt import inversion, worst_response
 from warpcheck.verify.result import Status
 
 SMALL = {"t_fetch": 1, "t_decode": 1, "ibuffer": 2, "miss_latency": 2, "unpipelined": (),
@@ -109,8 +109,8 @@ def test_a_launch_later_than_the_scoreboard_counts_is_the_same_in_solver_and_sim
 
 
 def test_simulate_kernels_launches_k2_at_cycle_60():
-    from warpcheck.sim.kernels_run import Kernel, run_kernels
-    from warpcheck.sim.suite import builtin
+    from warpcheck.sim.qaws.kernels_run import Kernel, run_kernels
+    from warpcheck.sim.frontend.suite import builtin
     ks = [Kernel("K1", builtin("psort").scaled(0.1), 2, 1, 0), Kernel("K2", builtin("kmeans").scaled(0.1), 2, 3, 60)]
     runs = [run_kernels(ks, SMConfig(), "qaws", engine=e) for e in ("compiled", "reference")]
     assert runs[0] == runs[1]
@@ -119,7 +119,7 @@ def test_simulate_kernels_launches_k2_at_cycle_60():
 
 
 def test_prove_refuses_late_launches_in_one_line():
-    from warpcheck.cli.frontend_run import ProveJob
+    from warpcheck.cli.frontend.run import ProveJob
     cfg = SMConfig(warps=2, issue_policy="qaws", kernel_of_warp=(0, 1), budgets=(1, 2), launches=(0, 3))
     with pytest.raises(ConfigError, match="prove starts every kernel at cycle 0"):
         ProveJob(cfg, "", "auto", 0, 10.0, None)

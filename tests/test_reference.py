@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from warpcheck.encodings.concrete import CONCRETE as A
-from warpcheck.models.config import SMConfig
-from warpcheck.models.policies import POLICIES
-from warpcheck.models.reference_policies import REF_POLICIES
-from warpcheck.models.stream import Instr
-from warpcheck.sim.replay import replay
-from warpcheck.verify.policy_equivalence import policy_agrees
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.policies import POLICIES
+from warpcheck.models.frontend.reference_policies import REF_POLICIES
+from warpcheck.models.frontend.stream import Instr
+from warpcheck.sim.frontend.replay import replay
+from warpcheck.verify.frontend.policy_equivalence import policy_agrees
 
 
 @pytest.mark.parametrize("policy", list(POLICIES))
@@ -30,8 +30,8 @@ def test_every_model_policy_equals_its_reference_up_to_64_warps(policy):
 
 
 def test_a_broken_policy_is_told_apart_from_its_reference():
-    from warpcheck.models.mutants import POLICY_MUTANTS
-    import warpcheck.verify.policy_equivalence as pe
+    from warpcheck.models.frontend.mutants import POLICY_MUTANTS
+    import warpcheck.verify.frontend.policy_equivalence as pe
     saved = pe.POLICIES
     try:
         pe.POLICIES = {**saved, "lrr": POLICY_MUTANTS["lrr-starts-at-ptr"]}

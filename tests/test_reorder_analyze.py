@@ -6,9 +6,9 @@ import json
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.models.ptx import parse_ptx
-from warpcheck.models.reorder_order import is_linear_extension, static_order
-from warpcheck.sim.kernel_accesses import analyze, coalesce
+from warpcheck.models.kernels.ptx import parse_ptx
+from warpcheck.models.reorder.order import is_linear_extension, static_order
+from warpcheck.sim.reorder.accesses import analyze, coalesce
 
 from kernel_fixtures import ROOT
 

@@ -8,13 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from warpcheck.encodings.concrete import CONCRETE
-from warpcheck.models.l1 import L1Port, L1Spec, parse_cache
+from warpcheck.models.reorder.l1 import L1Port, L1Spec, parse_cache
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.reorder import ReorderUnit, Workload
-from warpcheck.models.reorder_order import static_order
-from warpcheck.sim.l1_replay import replay
-from warpcheck.sim.reorder_run import l1_misses, random_schedule, simulate
-from warpcheck.verify.reorder_props import Monitored, prove
+from warpcheck.models.reorder.unit import ReorderUnit, Workload
+from warpcheck.models.reorder.order import static_order
+from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.sim.reorder.run import l1_misses, random_schedule, simulate
+from warpcheck.verify.reorder.props import Monitored, prove
 from warpcheck.verify.result import Status
 
 TABLE_2 = [L1Spec(16 * 1024, 4), L1Spec(32 * 1024, 8), L1Spec(64 * 1024, 16)]
@@ -124,7 +124,7 @@ def test_misses_are_proved_with_the_unit_and_fail_without(spec):
 
 def test_a_cache_without_promotion_on_hit_fails_the_misses_check(monkeypatch):
     """Mutant L1 in the model (a hit leaves the set as it is: FIFO); the reference replay is untouched."""
-    from warpcheck.models import l1 as l1_model
+    from warpcheck.models.reorder import l1 as l1_model
 
     def fifo_load(A, ways, line):
         hit = A.any_([A.eq(w, line) for w in ways])

@@ -47,9 +47,9 @@ def test_bad_latencies_are_refused(capsys):
 
 
 def _analysis(args):
-    from warpcheck.cli.kernel_verbs import load_kernel
-    from warpcheck.cli.reorder_verbs import parse_params
-    from warpcheck.sim.kernel_accesses import analyze
+    from warpcheck.cli.kernels.verbs import load_kernel
+    from warpcheck.cli.reorder.verbs import parse_params
+    from warpcheck.sim.reorder.accesses import analyze
 
     kernel = load_kernel(str(args[0]))
     dims = [(tuple(int(x) for x in str(v).split(",")) + (1, 1))[:3] for v in (args[2], args[4])]
@@ -58,9 +58,9 @@ def _analysis(args):
 
 
 def test_the_front_end_drives_the_run_compiled_equals_the_model_step():
-    from warpcheck.cli.reorder_prove import workload
-    from warpcheck.models.l1 import L1Spec
-    from warpcheck.sim.reorder_timing import Timing, simulate_kernel
+    from warpcheck.cli.reorder.prove import workload
+    from warpcheck.models.reorder.l1 import L1Spec
+    from warpcheck.sim.reorder.timing import Timing, simulate_kernel
 
     an = _analysis(LOOP)
     work, lines = workload(an, limit=False)
@@ -72,9 +72,9 @@ def test_the_front_end_drives_the_run_compiled_equals_the_model_step():
 
 
 def test_memory_latency_comes_from_the_l1_side():
-    from warpcheck.cli.reorder_prove import workload
-    from warpcheck.models.l1 import L1Spec
-    from warpcheck.sim.reorder_timing import Timing, simulate_kernel
+    from warpcheck.cli.reorder.prove import workload
+    from warpcheck.models.reorder.l1 import L1Spec
+    from warpcheck.sim.reorder.timing import Timing, simulate_kernel
 
     an = _analysis(CONFLICTS)
     work, lines = workload(an, limit=False)

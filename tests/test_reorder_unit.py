@@ -13,11 +13,11 @@ from warpcheck.cli.main import main
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import term
-from warpcheck.models.l1 import L1Spec
-from warpcheck.models.reorder import ReorderUnit, Workload
-from warpcheck.models.reorder_order import static_order
-from warpcheck.sim.reorder_run import drain, random_schedule, simulate
-from warpcheck.verify.reorder_props import Monitored, prove, schedule_of
+from warpcheck.models.reorder.l1 import L1Spec
+from warpcheck.models.reorder.unit import ReorderUnit, Workload
+from warpcheck.models.reorder.order import static_order
+from warpcheck.sim.reorder.run import drain, random_schedule, simulate
+from warpcheck.verify.reorder.props import Monitored, prove, schedule_of
 from warpcheck.verify.result import Status
 
 from kernel_fixtures import ROOT

@@ -6,8 +6,8 @@ import json
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.models.kernel import Instruction
-from warpcheck.models.segment_wcet import MemoryModel, estimate, segments
+from warpcheck.models.kernels.kernel import Instruction
+from warpcheck.models.reorder.segment_wcet import MemoryModel, estimate, segments
 
 from kernel_fixtures import ROOT
 
@@ -88,7 +88,7 @@ def test_the_charged_bound_holds_on_swas(capsys, args):
 
 
 def test_the_bound_by_hand():
-    from warpcheck.models.reorder_bound import Machine, Work, charged_cycles
+    from warpcheck.models.reorder.bound import Machine, Work, charged_cycles
 
     work = Work(instructions=10, alu_wait=3, local_memory=4, requests=(20, 300), icache_misses=2, flushes=1)
     t = charged_cycles(work, Machine(warps=2, pipe=4, icache_miss=10, ibuffer=4, channel=2))

@@ -10,14 +10,14 @@ from hypothesis import strategies as st
 
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.numpy_algebra import NumpyAlgebra, lane
-from warpcheck.models.config import SMConfig
-from warpcheck.models.frontend import FrontEnd
-from warpcheck.models.policies import POLICIES
-from warpcheck.sim.batch import batch_iter, lane_state, simulate_batch, sources_for
-from warpcheck.sim.driver import run_iter
-from warpcheck.sim.metrics import simulate
-from warpcheck.sim.suite import BUILTIN, builtin
-from warpcheck.sim.workloads import ICache
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.models.frontend.policies import POLICIES
+from warpcheck.sim.frontend.batch import batch_iter, lane_state, simulate_batch, sources_for
+from warpcheck.sim.frontend.driver import run_iter
+from warpcheck.sim.frontend.metrics import simulate
+from warpcheck.sim.frontend.suite import BUILTIN, builtin
+from warpcheck.sim.frontend.workloads import ICache
 
 NAMES = list(BUILTIN)
 

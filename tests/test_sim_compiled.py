@@ -5,13 +5,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warpcheck.encodings.concrete import CONCRETE
-from warpcheck.models.config import SMConfig
-from warpcheck.models.frontend import FrontEnd
-from warpcheck.models.oracles import osched1_choice, osched2_choice
-from warpcheck.models.policies import POLICIES
-from warpcheck.models.stream import Instr
-from warpcheck.sim.compiled import CompiledFrontEnd, TraceAlgebra
-from warpcheck.sim.driver import list_source, run_iter
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.models.frontend.oracles import osched1_choice, osched2_choice
+from warpcheck.models.frontend.policies import POLICIES
+from warpcheck.models.frontend.stream import Instr
+from warpcheck.sim.frontend.compiled import CompiledFrontEnd, TraceAlgebra
+from warpcheck.sim.frontend.driver import list_source, run_iter
 
 instrs = st.builds(Instr, st.sampled_from(["int", "fadd", "fdiv", "mem", "branch", "fsqrt"]),
                    st.booleans(), st.just(False), st.booleans())

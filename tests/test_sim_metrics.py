@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warpcheck.cli.main import main
-from warpcheck.models.config import SMConfig
-from warpcheck.models.policies import POLICIES
-from warpcheck.sim.metrics import COLUMNS, compare, configurations, simulate, table
-from warpcheck.sim.suite import BUILTIN, builtin
-from warpcheck.sim.workloads import ICache, Workload, parse_lines
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.policies import POLICIES
+from warpcheck.sim.frontend.metrics import COLUMNS, compare, configurations, simulate, table
+from warpcheck.sim.frontend.suite import BUILTIN, builtin
+from warpcheck.sim.frontend.workloads import ICache, Workload, parse_lines
 
 CAP = 250  # cycles: enough for loops, misses and exits to interleave
 

@@ -5,15 +5,15 @@ import dataclasses
 
 import pytest
 
-from warpcheck.models.config import SMConfig
-from warpcheck.models.frontend import FrontEnd
-from warpcheck.sim.batch import sources_for
-from warpcheck.sim.driver import run_iter
-from warpcheck.sim.metrics import simulate
-from warpcheck.sim.suite import BUILTIN, builtin
-from warpcheck.sim.workloads import ICache, WorkloadSource
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.sim.frontend.batch import sources_for
+from warpcheck.sim.frontend.driver import run_iter
+from warpcheck.sim.frontend.metrics import simulate
+from warpcheck.sim.frontend.suite import BUILTIN, builtin
+from warpcheck.sim.frontend.workloads import ICache, WorkloadSource
 
-native = pytest.importorskip("warpcheck.sim.native")
+native = pytest.importorskip("warpcheck.sim.frontend.native")
 if not native.available():
     pytest.skip("numba is not installed (pip install warpcheck[fast])", allow_module_level=True)
 
@@ -46,7 +46,7 @@ def test_native_equals_reference(design, fetch, issue):
 
 
 def test_simulate_native_engine_gives_the_compiled_figures():
-    from warpcheck.sim.metrics import simulate as run
+    from warpcheck.sim.frontend.metrics import simulate as run
     config = SMConfig(warps=2, design="swas", issue_policy="gtlrr")
     w = builtin("kmeans").scaled(0.2)
     assert run(w, config, engine="native") == run(w, config, engine="compiled")

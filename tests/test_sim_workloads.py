@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from warpcheck.models.errors import ConfigError, InputFileError
-from warpcheck.sim.suite import BUILTIN, builtin, load_workload, resolve
-from warpcheck.sim.workloads import DEP_WINDOW, ICache, Workload, WorkloadSource, parse_lines
+from warpcheck.sim.frontend.suite import BUILTIN, builtin, load_workload, resolve
+from warpcheck.sim.frontend.workloads import DEP_WINDOW, ICache, Workload, WorkloadSource, parse_lines
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "workloads"
 

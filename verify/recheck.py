@@ -12,7 +12,7 @@ from typing import Any, Callable
 from pysmt import shortcuts as S
 
 from warpcheck.encodings.pysmt_algebra import PysmtAlgebra, fnode
-from warpcheck.models.checked import Checked
+from warpcheck.models.frontend.checked import Checked
 from warpcheck.models.ts import TransitionSystem, Var
 from warpcheck.verify.result import Result
 

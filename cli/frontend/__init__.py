@@ -1,0 +1,1 @@
+"""cli: the SWaS front end: fetch, decode, issue, policies, references, witnesses."""

@@ -1,0 +1,364 @@
+"""Verbs on kernels: cfg (the warp-level CFG), wcet (its IPET bound), simt (one concrete warp run)."""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import tomllib
+from pathlib import Path
+
+from warpcheck.models.kernels.abstract_stack import describe
+from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, CostModel
+from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.files import atomic_write_text, load_toml
+from warpcheck.models.kernels.kernel import Kernel
+from warpcheck.models.kernels.ptx import parse_ptx_module
+from warpcheck.models.kernels.sass import parse_sass
+from warpcheck.models.kernels.warp_cfg import END, WarpCFG, build_warp_cfg
+
+KERNEL_HELP = "a PTX file (nvcc -ptx) or a SASS-style listing (.sass) with SSY/SYNC/BRA/EXIT"
+
+
+def load_kernel(path: str, entry: str | None = None) -> Kernel:
+    """Read and parse a kernel file; pick the kernel named by ``entry`` in a module with several."""
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputFileError(f"cannot read kernel file {path!r} ({getattr(e, 'strerror', None) or e}); give a readable PTX or .sass file")
+    is_ptx = path.endswith(".ptx") or (not path.endswith(".sass") and (".entry" in text or ".version" in text))
+    if not is_ptx:
+        kernels = parse_sass(text, path)
+        return _pick(kernels, entry, path)
+    module = parse_ptx_module(text, path)
+    if not module.entries:
+        raise InputFileError(f"{path!r} holds no kernel (.entry); give a PTX module with at least one kernel")
+    return module.inlined(_pick(list(module.entries), entry, path))
+
+
+def _pick(kernels: list[Kernel], entry: str | None, path: str) -> Kernel:
+    names = [k.name for k in kernels]
+    if entry is None:
+        if len(kernels) > 1:
+            raise ConfigError(f"{path!r} holds {len(kernels)} kernels ({', '.join(names)}); choose one with --entry NAME")
+        return kernels[0]
+    exact = [k for k in kernels if k.name == entry]
+    near = exact or [k for k in kernels if entry in k.name]
+    if len(near) != 1:
+        what = "no kernel" if not near else "several kernels"
+        raise ConfigError(f"--entry {entry!r} matches {what} in {path!r}; known kernels: {', '.join(names)}")
+    return near[0]
+
+
+def _cost_model(a: argparse.Namespace) -> CostModel:
+    latencies = dict(_pairs(a.latency or [], "--latency", CLASSES_WITH_LATENCY))
+    if a.mem_latency is not None:
+        latencies["mem"] = a.mem_latency
+    return CostModel(latencies)
+
+
+def _pairs(items: list[str], option: str, allowed=None) -> list[tuple[str, int]]:
+    out = []
+    for item in items:
+        name, sep, value = item.rpartition("=")
+        if not sep or not name or not value.strip().lstrip("-").isdigit():
+            raise ConfigError(f"{option} {item!r} is not NAME=N; write e.g. {option} {name or 'NAME'}=10")
+        if allowed is not None and name not in allowed:
+            raise ConfigError(f"{option} names {name!r}; known names: {', '.join(allowed)}")
+        if int(value) < 0:
+            raise ConfigError(f"{option} {item!r} is negative; use a non-negative integer")
+        out.append((name, int(value)))
+    return out
+
+
+def _bounds(a: argparse.Namespace) -> dict[str, int]:
+    bounds: dict[str, int] = {}
+    if a.bounds:
+        data = load_toml(a.bounds, "loop bounds file")
+        table = data.get("loops", data)
+        for k, v in table.items():
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ConfigError(f"{a.bounds!r}: loop bound {k!r} = {v!r}; use a non-negative integer")
+            bounds[k] = v
+    bounds.update(_pairs(a.loop_bound or [], "--loop-bound"))
+    return bounds
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("kernel", metavar="KERNEL", help=KERNEL_HELP)
+    p.add_argument("--entry", metavar="NAME", help="the kernel to analyse in a module with several (a substring works)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+
+
+def _add_analysis(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-value-agreement", action="store_true",
+                   help="treat every guarded branch as possibly divergent (to compare)")
+    p.add_argument("--threads", type=int, default=32, metavar="W", help="warp width (default 32)")
+    p.add_argument("--max-states", type=int, default=20000, metavar="N",
+                   help="give up when the warp-level CFG exceeds N nodes (default 20000)")
+
+
+def _warp_cfg(a: argparse.Namespace, kernel: Kernel) -> WarpCFG:
+    if not 1 <= a.threads <= 64:
+        raise ConfigError(f"--threads is {a.threads!r}; a warp has 1 to 64 threads")
+    wcfg = build_warp_cfg(kernel, not a.no_value_agreement, a.threads, a.max_states)
+    _ = wcfg.cfg.loops  # an irreducible thread-level CFG is reported here
+    return wcfg
+
+
+def _branches(wcfg: WarpCFG) -> list[dict]:
+    out = []
+    for pc, info in wcfg.branches.items():
+        block = next(b for b in wcfg.cfg.blocks if b.start <= pc < b.end)
+        out.append({"block": block.label, "pc": pc, "uniform": bool(info["uniform"]), "reached": info["reached"],
+                    "instruction": " ".join(wcfg.kernel.instructions[pc].text.split())})
+    return out
+
+
+# -- cfg ------------------------------------------------------------------
+def _cfg(a: argparse.Namespace) -> int:
+    kernel = load_kernel(a.kernel, a.entry)
+    start = time.perf_counter()
+    wcfg = _warp_cfg(a, kernel)
+    other = build_warp_cfg(kernel, a.no_value_agreement, a.threads, a.max_states)
+    seconds = time.perf_counter() - start
+    cost = _cost_model(a)
+    nodes = [n for n in wcfg.graph.nodes if n != END]
+    dot = to_dot(wcfg, cost) if a.dot else None
+    if a.json:
+        print(json.dumps({
+            "kernel": kernel.name, "value_agreement": wcfg.value_agreement, "blocks": len(wcfg.cfg.blocks),
+            "nodes": [{"id": n, "block": wcfg.label(n), "stack": describe(wcfg.graph.nodes[n]["stack"]),
+                       "cost": _node_cost(wcfg, n, cost)} for n in nodes],
+            "edges": [{"from": u, "to": v, "kinds": sorted(d["kinds"])} for u, v, d in wcfg.graph.edges(data=True)],
+            "nodes_other_mode": other.graph.number_of_nodes() - 1, "branches": _branches(wcfg), "seconds": seconds}))
+    else:
+        print(_cfg_report(wcfg, other, cost, seconds))
+    if dot is not None:
+        atomic_write_text(a.dot, dot, "DOT file")
+    return 0
+
+
+def _node_cost(wcfg: WarpCFG, node: int, cost: CostModel) -> int:
+    return wcfg.cfg.block_cost(wcfg.cfg.blocks[wcfg.block(node)], cost)
+
+
+def _cfg_report(wcfg: WarpCFG, other: WarpCFG, cost: CostModel, seconds: float) -> str:
+    from tabulate import tabulate
+
+    va = "on" if wcfg.value_agreement else "off"
+    rows = []
+    for n in sorted(x for x in wcfg.graph.nodes if x != END):
+        succ = ", ".join("end" if s == END else str(s) for s in sorted(wcfg.graph.successors(n), key=str))
+        rows.append([n, wcfg.label(n), describe(wcfg.graph.nodes[n]["stack"]), _node_cost(wcfg, n, cost), succ])
+    lines = [f"kernel {wcfg.kernel.name}: {len(wcfg.cfg.blocks)} blocks, warp-level CFG {len(rows)} nodes, "
+             f"{wcfg.graph.number_of_edges()} edges (value agreement {va}; "
+             f"{other.graph.number_of_nodes() - 1} nodes with it {'off' if wcfg.value_agreement else 'on'}), "
+             f"{seconds:.2f} s",
+             tabulate(rows, headers=["node", "block", "abstract stack (top first)", "cost", "successors"]),
+             "", _branch_table(wcfg)]
+    return "\n".join(lines)
+
+
+def _branch_table(wcfg: WarpCFG) -> str:
+    from tabulate import tabulate
+
+    rows = [[b["block"], b["instruction"], "uniform" if b["uniform"] else "may diverge",
+             "" if b["reached"] else "unreached"] for b in _branches(wcfg)]
+    return tabulate(rows, headers=["block", "conditional branch", "value agreement", ""]) if rows else \
+        "no conditional branches"
+
+
+def to_dot(wcfg: WarpCFG, cost: CostModel) -> str:
+    """The warp-level CFG in Graphviz DOT."""
+    out = [f'digraph "{wcfg.kernel.name}" {{', "  node [shape=box, fontname=monospace];"]
+    for n in wcfg.graph.nodes:
+        if n == END:
+            out.append('  END [shape=doublecircle, label="end"];')
+            continue
+        label = f"{wcfg.label(n)} ({_node_cost(wcfg, n, cost)} cy)\\n{describe(wcfg.graph.nodes[n]['stack'])}"
+        out.append(f'  n{n} [label="{label}"];')
+    for u, v, d in wcfg.graph.edges(data=True):
+        target = "END" if v == END else f"n{v}"
+        out.append(f'  n{u} -> {target} [label="{",".join(sorted(d["kinds"]))}"];')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+# -- wcet -----------------------------------------------------------------
+def _wcet(a: argparse.Namespace) -> int:
+    from warpcheck.encodings.kernels.ipet import wcet
+
+    kernel = load_kernel(a.kernel, a.entry)
+    if a.max_loop_bound is not None and a.max_loop_bound < 0:
+        raise ConfigError(f"--max-loop-bound is {a.max_loop_bound!r}; use a non-negative integer")
+    bounds, cost = _bounds(a), _cost_model(a)
+    start = time.perf_counter()
+    wcfg = _warp_cfg(a, kernel)
+    result, prob = wcet(wcfg, bounds, a.max_loop_bound, cost, cross_check=not a.no_cross_check)
+    seconds = time.perf_counter() - start
+    out = _wcet_json(wcfg, result, prob, cost, seconds, not a.no_cross_check)
+    print(json.dumps(out) if a.json else _wcet_report(out))
+    return 0
+
+
+def _wcet_json(wcfg: WarpCFG, result, prob, cost: CostModel, seconds: float, checked: bool) -> dict:
+    counts: dict[str, int] = {}
+    for n, c in result.node_counts.items():
+        counts[wcfg.label(n)] = counts.get(wcfg.label(n), 0) + c
+    blocks = [{"label": b.label, "cost": wcfg.cfg.block_cost(b, cost), "count": counts.get(b.label, 0),
+               "instructions": b.end - b.start} for b in wcfg.cfg.blocks]
+    path = [{"node": n, "block": wcfg.label(n), "stack": describe(wcfg.graph.nodes[n]["stack"]), "count": c}
+            for n, c in sorted(result.node_counts.items())]
+    return {"kernel": wcfg.kernel.name, "wcet": result.wcet, "value_agreement": wcfg.value_agreement,
+            "blocks": blocks, "path": path, "branches": _branches(wcfg),
+            "warp_cfg_nodes": wcfg.graph.number_of_nodes() - 1,
+            "loops": [{"header": lp["header"], "bound": lp["bound"], "nodes": len(lp["nodes"])} for lp in prob.loops],
+            "solvers": ["z3", "highs"] if checked else ["z3"], "seconds": round(seconds, 4)}
+
+
+def _wcet_report(out: dict) -> str:
+    from tabulate import tabulate
+
+    va = "on" if out["value_agreement"] else "off"
+    checked = "Z3 = HiGHS" if len(out["solvers"]) == 2 else "Z3 only"
+    lines = [f"kernel {out['kernel']}: WCET bound {out['wcet']} cycles for one warp in isolation "
+             f"(value agreement {va}; {out['warp_cfg_nodes']} warp-level nodes; {checked}; {out['seconds']:.2f} s)",
+             "", "worst-case path (warp-level nodes executed):",
+             tabulate([[p["block"], p["stack"], p["count"]] for p in out["path"]],
+                      headers=["block", "abstract stack (top first)", "count"]),
+             "", "block costs used:",
+             tabulate([[b["label"], b["instructions"], b["cost"], b["count"]] for b in out["blocks"]],
+                      headers=["block", "instructions", "cycles", "count on worst path"]),
+             "", "conditional branches:",
+             tabulate([[b["block"], b["instruction"], "uniform (proved)" if b["uniform"] else "may diverge"]
+                       for b in out["branches"]], headers=["block", "branch", "value agreement"])]
+    return "\n".join(lines)
+
+
+# -- simt -----------------------------------------------------------------
+def load_inputs(path: str | None, kernel: Kernel):
+    """Warp inputs from a TOML or JSON file (params by full name, ``param_N`` suffix or index)."""
+    from warpcheck.sim.kernels.thread_ops import WarpInputs
+
+    if path is None:
+        return WarpInputs()
+    try:
+        text = Path(path).read_text()
+        data = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
+    except (OSError, ValueError) as e:
+        raise InputFileError(f"cannot read inputs from {path!r} ({e}); give a TOML or JSON file")
+    return inputs_from_mapping(data, kernel, path)
+
+
+def inputs_from_mapping(data: dict, kernel: Kernel, where: str = "inputs"):
+    """Build WarpInputs from a mapping (keys params, ctaid, ntid, nctaid, seed, int_max)."""
+    from warpcheck.sim.kernels.thread_ops import WarpInputs
+
+    known = {"params", "ctaid", "ntid", "nctaid", "seed", "int_max"}
+    extra = set(data) - known
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(map(repr, extra)))}; known: {', '.join(sorted(known))}")
+    params = {}
+    for key, value in dict(data.get("params", {})).items():
+        params[_param_name(kernel, str(key), where)] = value
+    dims = {k: _dim(data.get(k, default), k, where) for k, default in
+            (("ctaid", [0]), ("ntid", [32]), ("nctaid", [1]))}
+    return WarpInputs(params, dims["ctaid"], dims["ntid"], dims["nctaid"], int(data.get("seed", 0)),
+                      int(data.get("int_max", 8)))
+
+
+def _param_name(kernel: Kernel, key: str, where: str) -> str:
+    if key in kernel.params:
+        return key
+    matches = [p for p in kernel.params if p.endswith("_" + key) or (key.isdigit() and p.endswith(f"_param_{key}"))]
+    if len(matches) != 1:
+        raise ConfigError(f"{where}: parameter {key!r} is not a parameter of {kernel.name!r}; "
+                          f"known: {', '.join(kernel.params) or 'none'}")
+    return matches[0]
+
+
+def _dim(value, key: str, where: str) -> tuple:
+    vals = [value] if isinstance(value, int) else list(value)
+    if not vals or len(vals) > 3 or not all(isinstance(v, int) and v >= 0 for v in vals):
+        raise ConfigError(f"{where}: {key} = {value!r}; give 1 to 3 non-negative integers")
+    return tuple(vals + [1 if key != "ctaid" else 0] * (3 - len(vals)))
+
+
+def _simt(a: argparse.Namespace) -> int:
+    from warpcheck.sim.kernels.simt import run_warp
+
+    kernel = load_kernel(a.kernel, a.entry)
+    inputs = load_inputs(a.inputs, kernel)
+    if a.warp < 0:
+        raise ConfigError(f"--warp is {a.warp!r}; use a non-negative warp index within the block")
+    run = run_warp(kernel, inputs, a.threads, _cost_model(a), a.max_steps, a.warp)
+    from warpcheck.models.kernels.cfg import KernelCFG
+
+    cfg = KernelCFG(kernel)
+    steps = [{"block": cfg.blocks[b].label, "mask": _bits(m, a.threads)} for b, m in run.steps]
+    if a.json:
+        print(json.dumps({"kernel": kernel.name, "threads": a.threads, "steps": steps, "cycles": run.cycles}))
+    else:
+        from tabulate import tabulate
+
+        print(f"kernel {kernel.name}: one warp of {a.threads} threads, {len(steps)} blocks, {run.cycles} cycles")
+        print(tabulate([[i, s["block"], s["mask"]] for i, s in enumerate(steps)],
+                       headers=["step", "block", "active mask (thread 0 first)"]))
+    return 0
+
+
+def _bits(mask: int, width: int) -> str:
+    return "".join("1" if mask >> t & 1 else "0" for t in range(width))
+
+
+def _add_cost(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("cost model (cycles per instruction class)")
+    g.add_argument("--latency", action="append", metavar="CLASS=N",
+                   help="override a class latency (int 1, fadd/fmul/fmadd 4, fcvt 5, fdiv/fsqrt 16, mem 100, "
+                        "branch 1, exit 1; shared 20, param/const 4)")
+    g.add_argument("--mem-latency", type=int, metavar="N", help="latency of global/local memory (default 100)")
+
+
+def register(sub) -> None:
+    """Add the kernel verbs: cfg, wcet, simt."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser("cfg", help="print the warp-level CFG of a kernel", formatter_class=fmt,
+                       description="Build the warp-level CFG (blocks paired with abstract activation stacks).",
+                       epilog="example:\n  warpcheck cfg examples/kernels/reduction.ptx --dot reduce.dot\n"
+                              "  warpcheck cfg examples/sass/slides.sass --no-value-agreement")
+    _add_common(p)
+    _add_analysis(p)
+    _add_cost(p)
+    p.add_argument("--dot", metavar="FILE", help="also write the warp-level CFG as Graphviz DOT")
+    p.set_defaults(func=_cfg)
+
+    p = sub.add_parser("wcet", help="IPET WCET bound of one warp in isolation", formatter_class=fmt,
+                       description="Bound the execution time of one warp with IPET over the warp-level CFG "
+                                   "(Z3 Optimize, cross-checked with HiGHS).",
+                       epilog="example:\n  warpcheck wcet examples/kernels/kmeans.ptx --max-loop-bound 8\n"
+                              "  warpcheck wcet k.ptx --loop-bound '$L__BB0_3=16' --bounds k.toml --json\n"
+                              "a loop bound N: each thread executes the loop header at most N times per "
+                              "entry into the loop")
+    _add_common(p)
+    _add_analysis(p)
+    _add_cost(p)
+    p.add_argument("--loop-bound", action="append", metavar="LABEL=N", help="bound of the loop headed by LABEL")
+    p.add_argument("--bounds", metavar="FILE.toml", help="loop bounds from a TOML file ([loops] LABEL = N)")
+    p.add_argument("--max-loop-bound", type=int, metavar="N", help="bound of every loop not named")
+    p.add_argument("--no-cross-check", action="store_true", help="skip the HiGHS re-solve")
+    p.set_defaults(func=_wcet)
+
+    p = sub.add_parser("simt", help="run one warp concretely through the activation stack", formatter_class=fmt,
+                       description="Execute one warp (per-thread registers, activation stack) and print the "
+                                   "executed (block, active mask) sequence and its cycles.",
+                       epilog="example:\n  warpcheck simt examples/kernels/nw.ptx --threads 32 --inputs in.toml\n"
+                              "inputs (TOML/JSON): params = {param_2 = 8}, ctaid = [0], ntid = [32], seed = 1, "
+                              "int_max = 8")
+    _add_common(p)
+    _add_cost(p)
+    p.add_argument("--threads", type=int, default=32, metavar="W", help="warp width (default 32)")
+    p.add_argument("--inputs", metavar="FILE", help="parameters, block index/size and memory seed")
+    p.add_argument("--warp", type=int, default=0, metavar="N",
+                   help="which warp of the block runs (%%tid.x = N * W + lane; default 0)")
+    p.add_argument("--max-steps", type=int, default=200000, metavar="N", help="give up after N blocks")
+    p.set_defaults(func=_simt)

@@ -1,0 +1,1 @@
+"""cli: worst-case makespan of warps on one SM."""

@@ -1,0 +1,280 @@
+"""``warpcheck makespan``: the exact worst-case makespan of W warps, with the paper's bounds beside it."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from warpcheck.cli.makespan.cert import CERTIFYING, certificate, run_check, write
+from warpcheck.models.errors import ConfigError
+from warpcheck.models.makespan.kernel import (MkKernel, approximation, check_warps, parse_kernel, parse_sigmas,
+                                              pessimistic, transform)
+from warpcheck.models.makespan.schedule import Schedule, render
+from warpcheck.sim.makespan.enum import Enumeration, SearchBudgetExceeded, worst_case
+from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.sim.makespan.replay import replay
+
+METHODS = ("auto", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
+AUTO_BUDGET = 120.0  # seconds auto spends when --timeout is not given: every search in it is bounded
+AUTO_FIRST = 2.0  # seconds of enumeration before the deficit method (small instances end there)
+AUTO_SHARE = 3  # deficit, then ranking, each get at least a third of what is left (at least 10 s)
+SMT_BUDGET = 300.0  # the SMT and ILP searches stop here when --timeout is not given
+
+EPILOG = """\
+examples:
+  warpcheck makespan LLCLL --warps 8 --sigma L=1 --sigma C=1
+  warpcheck makespan LCLCL --warps 6 --sigma L=1/2 --sigma C=1 --method smt --json
+  warpcheck makespan "L C4 L C4p" --warps 4 --sigma L=1 --sigma C=2
+
+kernel: one upper-case letter per instruction, the unit type it runs on; a suffix gives a
+latency (C4: four cycles holding the unit; C4p: pipelined, the unit is taken for one cycle).
+cycles: a warp may issue its next instruction in the cycle after the previous one ends; at
+every cycle each unit u issues min(free slots, ready warps) instructions (work conservation).
+exit codes: 0 done (exact, or the estimate asked for), 2 bad input, 4 the exact search timed out
+(the makespan shown is then a lower bound), 5 internal error (a schedule that does not replay)"""
+
+
+@dataclass
+class Outcome:
+    """What one method found."""
+
+    makespan: int | None
+    exact: bool
+    schedule: Schedule | None
+    seconds: float
+    note: str = ""
+    proof: tuple[str, Any] | None = None  # the search's own result, from which a certificate is written
+
+
+def register(sub: Any) -> None:
+    """Add the ``makespan`` verb."""
+    p = sub.add_parser("makespan", help="worst-case makespan of W identical warps on one SM",
+                       description="Compute the exact worst-case makespan of W warps running one kernel on a "
+                                   "work-conserving SM, next to the paper's pessimistic bound and approximation.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("kernel", nargs="?", help="kernel instruction string, e.g. LLCLL")
+    p.add_argument("--warps", "-W", type=int, help="number of warps W (at least 1; required with a kernel)")
+    p.add_argument("--sigma", action="append", default=[], metavar="U=n|U=1/n",
+                   help="warps per cycle on unit type U (repeat for every unit of the kernel)")
+    p.add_argument("--method", choices=METHODS, default="auto",
+                   help="auto (default): enumerate for 2 s, then deficit, then ranking, then enumerate on (all "
+                        "within --timeout, default 120 s); ranking: a bound linear in W proved by a ranking "
+                        "function found by LP over the abstract graph, met by a searched run; "
+                        "deficit: bound by deficit accounting over an abstract graph, met by a searched run; "
+                        "smt: Z3 bound search with an UNSAT proof; optimize: z3 Optimize; ilp: the paper's "
+                        "Fig. 3 ILP on HiGHS; enumerate: exhaustive search; approx, pessimistic: the paper's "
+                        "estimates")
+    p.add_argument("--x", type=int, default=None, help="x of the approximation T^(W,x) (default min(W, 4))")
+    p.add_argument("--timeout", type=float, default=None, help="seconds for the exact search (default: auto 120, "
+                   "smt/optimize/ilp 300, "
+                   "deficit and ranking 60, enumerate none)")
+    p.add_argument("--certificate", metavar="FILE", help="write a certificate of the exact answer (JSON: the "
+                   "schedule and the upper-bound potential); methods auto, enumerate and deficit")
+    p.add_argument("--check", metavar="FILE", help="check a certificate instead of searching: exit 0 if it "
+                   "holds, 1 if it is refused")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(func=run)
+
+
+def _kernel(args: argparse.Namespace) -> MkKernel:
+    if args.kernel is None or args.warps is None:
+        raise ConfigError("give a kernel and --warps W (e.g. makespan LLCLL --warps 8 --sigma L=1 --sigma C=1), "
+                          "or --check FILE")
+    if args.certificate and args.method not in CERTIFYING:
+        raise ConfigError(f"--certificate comes from the methods {', '.join(CERTIFYING)}, not {args.method!r}")
+    check_warps(args.warps)
+    if args.x is not None and args.x < 1:
+        raise ConfigError(f"--x {args.x!r} must be at least 1")
+    if args.timeout is not None and args.timeout <= 0:
+        raise ConfigError(f"--timeout {args.timeout!r} must be positive")
+    instrs, sigmas = parse_kernel(args.kernel), parse_sigmas(args.sigma)
+    units = sorted({ins.unit for ins in instrs})
+    stray = sorted(set(sigmas) - set(units))
+    if stray:
+        raise ConfigError(f"--sigma {stray[0]}=...: unit {stray[0]!r} is not in the kernel; its units: {', '.join(units)}")
+    return transform(instrs, sigmas)
+
+
+def _timed(fn: Callable[[], Outcome]) -> Outcome:
+    start = time.monotonic()
+    out = fn()
+    out.seconds = time.monotonic() - start
+    return out
+
+
+def _enumerate(kernel: MkKernel, warps: int, timeout: float | None, progress: Any,
+               search: Enumeration | None = None) -> Outcome:
+    search = search or Enumeration(kernel, warps)  # the memo survives a timeout: auto resumes it
+    try:
+        r = search.run(timeout, progress)
+    except SearchBudgetExceeded:
+        return Outcome(None, False, None, 0.0, f"the exhaustive search timed out after {search.states} states")
+    return Outcome(r.makespan, True, r.schedule, 0.0, f"{r.states} counter states", proof=("enumerate", r))
+def _smt(kernel: MkKernel, warps: int, timeout: float | None, progress: Any, optimize: bool) -> Outcome:
+    from warpcheck.verify.makespan.search import bound_search, optimize_search
+
+    search = optimize_search if optimize else bound_search
+    r = search(kernel, warps, timeout, progress)
+    note = "upper bound proved" if r.exact else "upper bound not proved (timeout): a lower bound"
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note)
+
+
+def _ilp(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
+    from warpcheck.encodings.makespan.ilp import MakespanIlp
+
+    r = MakespanIlp(kernel, warps).solve(timeout)
+    if r.issue is None:
+        return Outcome(None, False, None, 0.0, "HiGHS found no schedule in time")
+    sched = Schedule(kernel, tuple(tuple(row) for row in r.issue))
+    note = "optimal" if r.optimal else f"not optimal (HiGHS bound {r.bound})"
+    return Outcome(r.makespan, r.optimal, sched, 0.0, note)
+
+
+def _deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
+    from warpcheck.verify.makespan.abstract import abstract_search
+
+    r = abstract_search(kernel, warps, budget=timeout or 60.0, progress=progress)
+    note = (f"deficit bound on unit {r.unit} proved over {r.states} abstract states and met by a run"
+            if r.exact else f"deficit bound {r.upper} not met (best run {r.makespan})")
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("deficit", r) if r.exact else None)
+
+
+def _auto_exact(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> tuple[str, Outcome]:
+    """Enumerate briefly (small instances end there), then deficit, ranking, and enumerate on with what is left."""
+    deadline = time.monotonic() + (timeout or AUTO_BUDGET)
+    search = Enumeration(kernel, warps)  # the memo survives a timeout: resumed last
+    out = _enumerate(kernel, warps, min(AUTO_FIRST, timeout or AUTO_FIRST), progress, search)
+    if out.exact:
+        return "enumerate", out
+    best = out
+    for name, method in (("deficit", _deficit), ("ranking", _ranking)):
+        left = deadline - time.monotonic()
+        out = method(kernel, warps, max(1.0, min(left, max(10.0, left / AUTO_SHARE))), progress)
+        if out.exact:
+            return name, out
+        best = out if (out.makespan or 0) > (best.makespan or 0) else best
+    out = _enumerate(kernel, warps, max(1.0, deadline - time.monotonic()), progress, search)
+    if not out.exact:
+        out = Outcome(best.makespan, False, best.schedule, 0.0, f"{out.note}; lower bound from the best run found")
+    return "enumerate", out
+
+
+def _ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
+    from warpcheck.verify.makespan.ranking import ranking_search
+
+    r = ranking_search(kernel, warps, budget=timeout or 60.0, progress=progress)
+    note = (f"ranking function (linear part {' '.join(map(str, r.linear or []))}) over {r.states} abstract states, "
+            "met by a run" if r.exact else f"ranking bound {r.upper} not met (best run {r.makespan})")
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("ranking", r) if r.exact else None)
+
+
+def _exact(method: str, kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
+    if method == "deficit":
+        return _timed(lambda: _deficit(kernel, warps, timeout, progress))
+    if method == "ranking":
+        return _timed(lambda: _ranking(kernel, warps, timeout, progress))
+    if method == "enumerate":
+        return _timed(lambda: _enumerate(kernel, warps, timeout, progress))
+    bounded = timeout or SMT_BUDGET
+    if method == "ilp":
+        return _timed(lambda: _ilp(kernel, warps, bounded, progress))
+    return _timed(lambda: _smt(kernel, warps, bounded, progress, method == "optimize"))
+
+
+def _approx(kernel: MkKernel, warps: int, x: int) -> tuple[int, int]:
+    return approximation(warps, x, lambda y: worst_case(kernel, y).makespan)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the chosen method, check its schedule by replay, and print the report."""
+    if args.check:
+        return run_check(args.check, args.json)
+    kernel = _kernel(args)
+    warps, x = args.warps, args.x or min(args.warps, 4)
+    progress = (lambda msg: print(msg, file=sys.stderr)) if not args.json else None
+    method = args.method
+    report: dict[str, Any] = {"kernel": args.kernel, "transformed": kernel.text(), "warps": warps,
+                              "sigma": {s.partition("=")[0].strip(): s.partition("=")[2].strip() for s in args.sigma},
+                              "method": method}
+    timings: dict[str, float] = {}
+    t0 = time.monotonic()
+    report["pessimistic"] = pessimistic(kernel, warps)
+    timings["pessimistic"] = time.monotonic() - t0
+    t0 = time.monotonic()
+    approx, y = _approx(kernel, warps, x)
+    timings["approx"] = time.monotonic() - t0
+    report["approximation"] = {"value": approx, "x": x, "y": y}
+    if method == "auto":
+        t0 = time.monotonic()
+        method, out = _auto_exact(kernel, warps, args.timeout, progress)
+        out.seconds, report["method"] = time.monotonic() - t0, method
+    elif method in ("approx", "pessimistic"):
+        out = _estimate(method, report, approx)
+    else:
+        out = _exact(method, kernel, warps, args.timeout, progress)
+    timings[method] = out.seconds
+    report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
+                  timings={k: round(v, 3) for k, v in timings.items()},
+                  schedule=out.schedule.to_json() if out.schedule else None)
+    if out.schedule is not None and not _check_replay(out.schedule, out.makespan, report):
+        print(f"warpcheck makespan: error: internal error, the schedule found does not replay: "
+              f"{report['replay']['problem'] or report['replay']['makespan']}", file=sys.stderr)
+        return 5
+    if args.certificate and not _certify(args, report, out):
+        return 5
+    _print(report, out.schedule, args.json)
+    return 0 if out.exact or method in ("approx", "pessimistic") else 4
+
+
+def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> bool:
+    """Write the certificate of an exact answer after checking it; False (nothing written) if it is refused."""
+    if not out.exact or out.proof is None or out.schedule is None:
+        report["certificate"] = None
+        return True
+    cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
+    try:
+        check(cert)
+    except CertificateRefused as e:
+        print(f"warpcheck makespan: error: internal error, the certificate written does not hold: {e}",
+              file=sys.stderr)
+        return False
+    write(args.certificate, cert)
+    report["certificate"] = args.certificate
+    return True
+
+
+def _estimate(method: str, report: dict[str, Any], approx: int) -> Outcome:
+    value = approx if method == "approx" else report["pessimistic"]
+    return Outcome(value, False, None, 0.0, "an upper estimate, not the exact worst case")
+
+
+def _check_replay(schedule: Schedule, makespan: int | None, report: dict[str, Any]) -> bool:
+    r = replay(schedule)
+    report["replay"] = {"ok": r.ok and r.makespan == makespan, "makespan": r.makespan, "problem": r.problem}
+    return report["replay"]["ok"]
+
+
+def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(report))
+        return
+    t = report["timings"]
+    print(f"kernel {report['kernel']} (transformed: {report['transformed']}), W = {report['warps']}, "
+          f"sigma {', '.join(f'{u}={v}' for u, v in report['sigma'].items())}")
+    label = "exact worst-case makespan" if report["exact"] else "makespan (not proved exact)"
+    print(f"{label}: {report['makespan']}   [{report['method']}, {t[report['method']]:.3f} s; {report['note']}]")
+    print(f"pessimistic bound (Eq. 5-7): {report['pessimistic']}   [{t['pessimistic']:.3f} s]")
+    a = report["approximation"]
+    print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")
+    if "certificate" in report:
+        print(f"certificate: {report['certificate'] or 'none written (no exact answer)'}")
+    if schedule is None:
+        return
+    print(f"schedule reaching it (replayed: work-conserving, makespan {report['replay']['makespan']}):")
+    if schedule.warps <= 32 and schedule.makespan <= 300:
+        print(render(schedule))
+    else:
+        print(f"  {schedule.makespan} cycles x {schedule.warps} warps: too large to print; use --json")

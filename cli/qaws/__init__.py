@@ -1,0 +1,1 @@
+"""cli: QoS-aware warp scheduling: two kernels on one SM, response times."""

@@ -1,0 +1,257 @@
+"""``warpcheck reorder prove``: the L1 order under the reordering unit, for every LD/ST schedule.
+
+With the unit, k-induction (lemmas proved before use) shows that the k-th
+request sent to L1 is the k-th of the static order, or that the unit never
+deadlocks at a barrier (``--check deadlock``).  Without it (``--no-unit``),
+BMC finds a schedule whose L1 order leaves the static order; the simulator
+replays it next to the schedule that delivers in the static order and
+compares their L1 misses.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from warpcheck.cli.reorder.verbs import add_kernel_options, run_analysis
+from warpcheck.models.errors import ConfigError
+from warpcheck.models.files import atomic_write_text
+from warpcheck.models.reorder.l1 import L1Spec, parse_cache
+from warpcheck.models.reorder.unit import ReorderUnit, Workload
+from warpcheck.models.reorder.order import static_order
+from warpcheck.sim.reorder.accesses import Analysis, blocks_of
+from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.sim.reorder.run import Delivery, Lines, UnitRun, drain, l1_misses, random_schedule, simulate
+from warpcheck.verify.reorder.props import CHECKS, Monitored, prove, schedule_of
+from warpcheck.verify.result import EXIT_CODES, Result, Status
+
+MAX_WARPS, MAX_REQUESTS = 64, 256
+WITNESS_FORMAT = "warpcheck-reorder-witness"
+
+
+def workload(an: Analysis, filename: str = "", limit: bool = True) -> tuple[Workload, Lines]:
+    """The unit's workload and each request's (kind, lines), warps in global order."""
+    if an.undecided:
+        raise ConfigError(an.undecided[0].describe(filename or an.kernel.name))
+    linear = {b: i for i, b in enumerate(blocks_of(an.grid))}
+    epochs = tuple(tuple(a.epoch for a in w.accesses) for w in an.warps)
+    lines = tuple(tuple((a.kind, a.lines) for a in w.accesses) for w in an.warps)
+    total = sum(len(e) for e in epochs)
+    if total == 0 or limit and (len(epochs) > MAX_WARPS or total > MAX_REQUESTS):
+        raise ConfigError(f"kernel {an.kernel.name!r} has {len(epochs)} warps and {total} global requests; a proof "
+                          f"takes 1 to {MAX_REQUESTS} requests and at most {MAX_WARPS} warps (shrink the grid)")
+    return Workload(epochs, tuple(linear[w.block] for w in an.warps), lines), lines
+
+
+def request_names(an: Analysis, order: list[Delivery]) -> list[str]:
+    return [f"B{list(an.warps[w].block)}W{an.warps[w].warp}#{k}" for w, k in order]
+
+
+def _with_unit(a: argparse.Namespace, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
+    r = prove(m, a.check, a.max_k, a.timeout)
+    out = _result_json(r)
+    out["all_sent_after"] = _non_vacuous(m)
+    if a.check != "deadlock" and r.status is Status.PASS:
+        out["l1"] = _exact_misses(m, lines, spec, a.samples)
+    if r.status is Status.FAIL and r.trace is not None:
+        out.update(_replay_fail(a, an, m, schedule_of(r.trace)))
+    return out
+
+
+def _non_vacuous(m: Monitored) -> int | None:
+    """Cycles of a concrete run, legal under the LD/ST rules, in which every request reaches L1 (None if none)."""
+    run = drain(m.inner, [])
+    return run.sent[-1][0] + 1 if len(run.sent) == len(m.order) else None
+
+
+def _result_json(r: Result) -> dict:
+    out = r.to_json()
+    out["label"] = r.label
+    return out
+
+
+def _exact_misses(m: Monitored, lines: Lines, spec: L1Spec, samples: int) -> dict:
+    """The L1 replayed in the static order, and the misses simulated under the unit for random schedules."""
+    static = replay([lines[w][k] for w, k in m.order], spec)
+    rng, simulated, complete = random.Random(0), set(), 0
+    for _ in range(samples):
+        run = simulate(m.inner, random_schedule(m.inner, rng), extra=4 * m.inner.channel * m.inner.work.warps)
+        if len(run.order) == len(m.order):
+            complete += 1
+            simulated.add(l1_misses(run.order, lines, spec)["load_misses"])
+    return {**static.to_json(spec), "simulated_load_misses": sorted(simulated), "schedules": samples,
+            "complete": complete, "exact": complete > 0 and simulated == {static.load_misses}}
+
+
+def _replay_fail(a: argparse.Namespace, an: Analysis, m: Monitored, schedule: list[Delivery]) -> dict:
+    run = drain(m.inner, schedule)
+    sent = run.order
+    stuck = len(sent) < len(m.order)
+    reproduced = stuck if a.check == "deadlock" else sent[:len(m.order)] != m.order[:len(sent)]
+    out: dict[str, Any] = {"schedule": run.schedule, "replayed_order": request_names(an, sent), "reproduced": reproduced}
+    if a.check == "deadlock" and stuck:
+        out["waits_for"] = request_names(an, [m.order[len(sent)]])[0]
+    return out
+
+
+def _without_unit(a: argparse.Namespace, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
+    r = prove(m, a.check, a.max_k, a.timeout, depth=a.depth)
+    out = _result_json(r)
+    if r.status is not Status.FAIL or r.trace is None:
+        return out
+    first = drain(m.inner, schedule_of(r.trace))
+    if a.check == "misses":
+        second = simulate(m.inner, list(m.order), extra=1)
+        pair = [_schedule_json(an, first, lines, spec), _schedule_json(an, second, lines, spec)]
+        out["schedules"] = pair
+        out["reproduced"] = pair[0]["load_misses"] != m.expected_misses == pair[1]["load_misses"]
+        out["misses_differ"] = out["reproduced"]
+        return out
+    second = simulate(m.inner, list(m.order), extra=1)
+    pair = [_schedule_json(an, first, lines, spec), _schedule_json(an, second, lines, spec)]
+    if pair[0]["load_misses"] == pair[1]["load_misses"]:
+        other = _differing_misses(m, lines, spec, pair[1]["load_misses"], a.samples)
+        if other is not None:
+            pair[0] = _schedule_json(an, other, lines, spec)
+    out["schedules"] = pair
+    out["reproduced"] = pair[0]["order"] != pair[1]["order"] and second.refused is None
+    out["misses_differ"] = pair[0]["load_misses"] != pair[1]["load_misses"]
+    return out
+
+
+def _differing_misses(m: Monitored, lines: Lines, spec: L1Spec, misses: int, samples: int) -> UnitRun | None:
+    """A random schedule whose L1 misses differ from ``misses``, if one of ``samples`` has them."""
+    rng = random.Random(1)
+    for _ in range(samples):
+        run = simulate(m.inner, random_schedule(m.inner, rng), extra=1)
+        if l1_misses(run.order, lines, spec)["load_misses"] != misses:
+            return run
+    return None
+
+
+def _schedule_json(an: Analysis, run: UnitRun, lines: Lines, spec: L1Spec) -> dict:
+    return {"schedule": run.schedule, "deliveries": _deliveries(run), "order": request_names(an, run.order), **l1_misses(run.order, lines, spec)}
+
+
+def _deliveries(run: UnitRun) -> list[list[int]]:
+    return [[t, w, k] for t, (w, k) in run.sent]
+
+
+def _prove(a: argparse.Namespace) -> int:
+    an = run_analysis(a)
+    work, lines = workload(an, a.kernel)
+    if a.channel < 1:
+        raise ConfigError(f"--channel is {a.channel!r}; a channel holds at least one request")
+    spec = parse_cache(a.cache, a.line_bytes, a.stores)
+    if a.no_unit and a.check == "deadlock":
+        raise ConfigError("--check deadlock needs the unit; without it (--no-unit) check order or misses")
+    expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order)], spec).load_misses
+    unit = ReorderUnit(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None)
+    m = Monitored(unit, expected)
+    out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order,
+           "channel": a.channel, "warps": work.warps, "requests": work.total,
+           "static_order": request_names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
+    out.update(_without_unit(a, an, m, lines, spec) if a.no_unit else _with_unit(a, an, m, lines, spec))
+    status = _final_status(out)
+    out["status"] = status.value
+    if "schedule" in out or "schedules" in out:
+        out["witness"] = _write_witness(a, out)
+    print(json.dumps(out) if a.json else _report(out))
+    return EXIT_CODES[status]
+
+
+def _final_status(out: dict) -> Status:
+    """The engine's status, or ERROR when a FAIL does not replay on the simulator."""
+    status = Status(out["status"])
+    if status is Status.FAIL and not out.get("reproduced", False):
+        return Status.ERROR
+    return status
+
+
+def _write_witness(a: argparse.Namespace, out: dict) -> str:
+    """Write the FAIL's schedules (LD/ST deliveries per cycle) with what is needed to rerun them."""
+    data = {"format": WITNESS_FORMAT, "version": 1, "kernel": a.kernel, "entry": out["kernel"], "grid": a.grid,
+            "block": a.block, "params": a.param or [], "line_bytes": a.line_bytes, "cache": a.cache,
+            "stores": a.stores, "channel": a.channel, "order": a.order, "unit": out["unit"], "check": out["check"],
+            "schedules": [out["schedule"]] if "schedule" in out else [s["schedule"] for s in out["schedules"]]}
+    path = Path(a.witness or f"warpcheck-out/reorder-{out['kernel']}-{out['check']}"
+                f"{'' if out['unit'] else '-nounit'}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(data, indent=1) + "\n", "witness")
+    return str(path)
+
+
+def _report(out: dict) -> str:
+    head = (f"kernel {out['kernel']}: {out['warps']} warps, {out['requests']} requests, "
+            f"{'with' if out['unit'] else 'without'} the reordering unit (channel depth {out['channel']}, "
+            f"order {out['order_rule']}); check {out['check']}: {out['label']} ({out['engine']}, "
+            f"{out['seconds']:.2f} s){': ' + out['message'] if out['message'] else ''}")
+    lines = [head, "static order: " + ", ".join(out["static_order"])]
+    if out.get("lemmas"):
+        lines.append(f"lemmas proved and used: {len(out['lemmas'])}")
+    if out.get("all_sent_after") is not None:
+        lines.append(f"not vacuous: a legal schedule sends every request to L1 within {out['all_sent_after']} cycles")
+    if "l1" in out:
+        l1 = out["l1"]
+        sim = (f"simulated under the unit ({l1['complete']} of {l1['schedules']} random schedules completed): "
+               f"{l1['simulated_load_misses']}") if l1["complete"] else \
+            f"none of {l1['schedules']} random schedules completed (see --check deadlock)"
+        lines.append(f"L1 {l1['size']} B {l1['ways']}-way: static replay {l1['load_misses']} load misses of "
+                     f"{l1['loads']}; {sim}")
+    if out["check"] == "misses":
+        lines.append(f"expected load misses (LRU replay of the static order): {out['expected_misses']}")
+    if "witness" in out:
+        lines.append(f"witness: {out['witness']} (replay: warpcheck reorder replay {out['witness']})")
+    if "replayed_order" in out:
+        lines.append("replayed L1 order: " + (", ".join(out["replayed_order"]) or "nothing"))
+    if "waits_for" in out:
+        lines.append(f"deadlock: the unit waits for {out['waits_for']}, which needs a barrier held by a request "
+                     f"queued behind it")
+    for n, s in enumerate(out.get("schedules", []), 1):
+        lines.append(f"schedule {n}: L1 order {', '.join(s['order'])}; {s['load_misses']} load misses of "
+                     f"{s['loads']} load lines")
+    return "\n".join(lines)
+
+
+def register(sub) -> None:
+    """Add the verb ``reorder`` with its action ``prove``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser("reorder", help="proofs about the load/store reordering unit", formatter_class=fmt,
+                       description="The warp-based load/store reordering unit in front of L1.")
+    acts = p.add_subparsers(dest="action", metavar="ACTION")
+    acts.required = True
+    q = acts.add_parser("prove", formatter_class=fmt, help="prove the L1 order is the static order",
+                        description="With the unit: prove (k-induction, proved lemmas) that for every LD/ST "
+                                    "schedule the k-th request sent to L1 is the k-th of the static order, or "
+                                    "(--check deadlock) that the unit never waits for a request held behind a "
+                                    "barrier.  Without it (--no-unit): find two schedules whose L1 orders differ "
+                                    "and replay them.",
+                        epilog="example:\n  warpcheck reorder prove examples/reorder/paper_example.ptx --grid 1,2,1 "
+                               "--block 16,4,1 --param in=0\n  warpcheck reorder prove examples/reorder/"
+                               "paper_example.ptx --grid 1,2,1 --block 16,4,1 --param in=0 --no-unit\n"
+                               "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR")
+    add_kernel_options(q)
+    q.add_argument("--no-unit", action="store_true", help="requests go to L1 in arrival order")
+    q.add_argument("--check", choices=CHECKS, default="order",
+                   help="order (default): the L1 order is the static one; misses: the L1 load misses are those of "
+                        "the static order's LRU replay (the L1 of --cache in the model); deadlock: the unit never "
+                        "waits for a request held behind a barrier")
+    q.add_argument("--channel", type=int, default=2, metavar="C",
+                   help="channel depth: requests a warp may have between its oldest unsent one and its newest "
+                        "(default 2)")
+    q.add_argument("--cache", default="16K:4", metavar="SIZE:WAYS", help="the L1 for miss counts (default 16K:4)")
+    q.add_argument("--max-k", type=int, default=4, metavar="K", help="largest induction depth (default 4)")
+    q.add_argument("--depth", type=int, metavar="N", help="BMC depth without the unit (default: requests + 2)")
+    q.add_argument("--timeout", type=float, default=300, metavar="S", help="wall-clock budget (default 300 s)")
+    q.add_argument("--samples", type=int, default=50, metavar="N",
+                   help="random schedules simulated for the miss counts (default 50)")
+    q.add_argument("--witness", metavar="PATH",
+                   help="where a FAIL's schedules go (default warpcheck-out/reorder-KERNEL-CHECK.json)")
+    q.set_defaults(func=_prove)
+    from warpcheck.cli.reorder import replay as reorder_replay
+    from warpcheck.cli.reorder import sim as reorder_sim
+
+    reorder_sim.add_action(acts)
+    reorder_replay.add_action(acts)

@@ -1,0 +1,95 @@
+"""``warpcheck reorder replay WITNESS``: rerun a FAIL's LD/ST schedules on the unit's simulator.
+
+The witness names the kernel, its launch and the unit's options; the
+analyzer reruns, and each schedule (one delivery per cycle) runs on the
+design the witness was found on and on the other (with / without the unit).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from warpcheck.models.errors import InputFileError
+from warpcheck.models.reorder.l1 import parse_cache
+from warpcheck.models.reorder.unit import ReorderUnit
+from warpcheck.models.reorder.order import static_order
+from warpcheck.sim.reorder.run import drain, l1_misses
+
+FIELDS = ("kernel", "grid", "block", "params", "line_bytes", "cache", "stores", "channel", "order", "unit", "check",
+          "schedules")
+
+
+def load_witness(path: str) -> dict[str, Any]:
+    """A reorder witness, checked for its format and fields."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise InputFileError(f"cannot read witness {path!r} ({e}); give a file written by 'warpcheck reorder prove'")
+    if not isinstance(data, dict) or data.get("format") != "warpcheck-reorder-witness" or data.get("version") != 1:
+        raise InputFileError(f"{path!r} is not a reorder witness (format warpcheck-reorder-witness, version 1)")
+    missing = [f for f in FIELDS if f not in data]
+    if missing:
+        raise InputFileError(f"witness {path!r} lacks {', '.join(missing)}; write it again with reorder prove")
+    return data
+
+
+def _args(w: dict) -> argparse.Namespace:
+    return argparse.Namespace(kernel=w["kernel"], entry=w.get("entry"), grid=w["grid"], block=w["block"],
+                              param=w["params"], line_bytes=w["line_bytes"])
+
+
+def _replay(a: argparse.Namespace) -> int:
+    from warpcheck.cli.reorder.prove import request_names, workload
+    from warpcheck.cli.reorder.verbs import run_analysis
+
+    w = load_witness(a.witness)
+    an = run_analysis(_args(w))
+    work, lines = workload(an, w["kernel"])
+    spec = parse_cache(w["cache"], w["line_bytes"], w["stores"])
+    order = static_order(work.epochs, w["order"])
+    out: dict[str, Any] = {"kernel": an.kernel.name, "check": w["check"], "static_order": request_names(an, order),
+                           "runs": []}
+    for unit in (w["unit"], not w["unit"]):
+        ts = ReorderUnit(work, w["channel"], w["order"], unit=unit)
+        for n, schedule in enumerate(w["schedules"]):
+            run = drain(ts, [tuple(d) for d in schedule])
+            out["runs"].append({"unit": unit, "schedule": n, "order": request_names(an, run.order),
+                                "complete": len(run.order) == len(order), "static": run.order == order,
+                                **l1_misses(run.order, lines, spec)})
+    found = [r for r in out["runs"] if r["unit"] == w["unit"]]
+    out["reproduced"] = _reproduced(w["check"], found, w["unit"])
+    print(json.dumps(out) if a.json else _report(out))
+    return 0 if out["reproduced"] else 5
+
+
+def _reproduced(check: str, runs: list[dict], unit: bool) -> bool:
+    if check == "deadlock":
+        return any(not r["complete"] for r in runs)
+    if check == "misses":
+        return len({r["load_misses"] for r in runs}) > 1 or any(not r["static"] for r in runs)
+    return any(not r["static"] for r in runs)
+
+
+def _report(out: dict) -> str:
+    lines = [f"kernel {out['kernel']}: witness of check {out['check']}: "
+             f"{'reproduced' if out['reproduced'] else 'NOT reproduced'}",
+             "static order: " + ", ".join(out["static_order"])]
+    for r in out["runs"]:
+        state = "complete" if r["complete"] else "stuck (deadlock)"
+        lines.append(f"schedule {r['schedule'] + 1} {'with' if r['unit'] else 'without'} the unit: {state}; "
+                     f"{'static order' if r['static'] else 'other order'}; {r['load_misses']} load misses; "
+                     f"L1 order {', '.join(r['order']) or 'nothing'}")
+    return "\n".join(lines)
+
+
+def add_action(acts: Any) -> None:
+    """Add ``reorder replay``."""
+    q = acts.add_parser("replay", help="rerun a FAIL's schedules with and without the unit",
+                        description="Rerun the LD/ST schedules of a reorder witness on the unit's simulator, on "
+                                    "the design it was found on and on the other.",
+                        epilog="exit codes: 0 the witness reproduces, 2 bad input, 5 it does not (a bug of the kit)")
+    q.add_argument("witness", help="a witness file written by 'warpcheck reorder prove'")
+    q.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    q.set_defaults(func=_replay)

@@ -1,0 +1,1 @@
+"""encodings: worst-case makespan of warps on one SM."""

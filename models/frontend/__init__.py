@@ -1,0 +1,1 @@
+"""models: the SWaS front end: fetch, decode, issue, policies, references, witnesses."""

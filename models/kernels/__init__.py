@@ -1,0 +1,1 @@
+"""models: kernels: PTX and SASS front ends, the SIMT stack, the warp-level CFG and WCET."""

@@ -1,0 +1,134 @@
+"""The SASS-style front end: Pascal-like listings with SSY / SYNC / BRA / EXIT.
+
+Syntax, one statement per line (``#`` and ``//`` start comments, an address
+comment such as ``/*0040*/`` is ignored)::
+
+    .kernel slides              # optional; default: the file's stem
+    .param n                    # uniform kernel parameters, usable as operands
+    A:  S2R R0, SR_TID.X ;
+        ISETP.LT P0, R0, n ;
+        SSY TARGET2 ;
+        @P0 BRA TARGET1 ;
+        ...
+        SYNC ;
+    TARGET2:
+        EXIT ;
+
+Registers are ``R<n>`` (``RZ`` reads 0), predicates ``P<n>`` (``PT`` is
+true); special registers ``SR_TID.X``, ``SR_LANEID``, ``SR_CTAID.X``,
+``SR_NTID.X``; immediates are integers or floats.  The first operand is the
+destination except for stores, branches, SSY, SYNC, EXIT and BAR.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+from warpcheck.models.errors import InputFileError
+from warpcheck.models.kernels.kernel import Instruction, Kernel
+
+_LINE = re.compile(r"^(?:(?P<label>[A-Za-z_.$][\w.$]*)\s*:)?\s*(?P<rest>.*)$")
+_INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>P\d+|PT)\s+)?(?P<op>[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)"
+                  r"(?:\s+(?P<args>[^;]*?))?\s*;?$")
+_OPERAND = re.compile(r"^-?(?:R\d+|RZ|P\d+|PT|!P\d+|SR_[A-Z_]+(?:\.[XYZ])?|c\[[^\]]*\]\[[^\]]*\]|"
+                      r"\[[^\]]*\]|0x[0-9a-fA-F]+|-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|[A-Za-z_$][\w$]*)$")
+_CLASSES = {
+    "fadd": ("FADD", "FSETP", "FMNMX", "FSET"), "fmul": ("FMUL",), "fmadd": ("FFMA",),
+    "fcvt": ("F2I", "I2F", "F2F", "I2I"), "mem": ("LDG", "STG", "LDS", "STS", "LDL", "STL", "LD", "ST", "LDC",
+                                              "ATOM", "ATOMS", "RED"),
+    "branch": ("BRA", "SSY", "SYNC"), "exit": ("EXIT", "RET"),
+}
+_SPACES = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", "LDL": "local", "STL": "local",
+           "LDC": "const", "ATOMS": "shared", "ATOM": "global", "RED": "global"}
+_NO_DST = ("STG", "STS", "STL", "ST", "BRA", "SSY", "SYNC", "EXIT", "RET", "BAR", "NOP", "RED")
+
+
+def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
+    """Parse a SASS-style listing into its kernel (a one-element list)."""
+    name = PurePath(filename).stem if filename != "<sass>" else "kernel"
+    params: list[str] = []
+    instructions: list[Instruction] = []
+    labels: dict[str, int] = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = re.sub(r"/\*.*?\*/", " ", raw).split("#")[0].split("//")[0].strip()
+        if not line:
+            continue
+        if line.startswith(".kernel"):
+            name = _directive_value(line, filename, lineno)
+            continue
+        if line.startswith(".param"):
+            params += [p.strip() for p in _directive_value(line, filename, lineno).split(",") if p.strip()]
+            continue
+        m = _LINE.match(line)
+        if m is None:  # the pattern's parts are all optional, so this cannot happen
+            raise InputFileError(f"{filename}:{lineno}:1: cannot parse {line!r}")
+        if m.group("label") in labels:
+            raise InputFileError(f"{filename}:{lineno}:1: label {m.group('label')!r} is defined twice; "
+                                 "rename one of them")
+        if m.group("label"):
+            labels[m.group("label")] = len(instructions)
+        rest = m.group("rest").strip()
+        if rest:
+            instructions.append(_instruction(rest, raw, filename, lineno))
+    if not instructions or any(pc == len(instructions) for pc in labels.values()) \
+            or instructions[-1].base not in ("exit", "ret", "bra", "sync") or instructions[-1].guard is not None:
+        instructions.append(Instruction("EXIT", cls="exit", text="EXIT ; // implicit"))
+    for ins in instructions:
+        if ins.target is not None and ins.target not in labels:
+            col = ins.text.find(ins.target) + 1
+            raise InputFileError(f"{filename}:{ins.line}:{col}: {ins.opcode} branches to unknown label "
+                                 f"{ins.target!r}; define the label or fix the branch")
+    return [Kernel(name, tuple(instructions), labels, tuple(params), syntax="sass")]
+
+
+def _directive_value(line: str, filename: str, lineno: int) -> str:
+    parts = line.split(None, 1)
+    if len(parts) < 2:
+        raise InputFileError(f"{filename}:{lineno}:1: cannot parse {line!r}: the directive needs a value")
+    return parts[1].strip()
+
+
+def _instruction(text: str, raw: str, filename: str, lineno: int) -> Instruction:
+    m = _INS.match(text)
+    column = raw.find(text) + 1
+    if not m:
+        token = text.split()[0]
+        raise InputFileError(f"{filename}:{lineno}:{column}: cannot parse {token!r}: expected "
+                             f"'[@[!]P<n>] OPCODE operands ;' with an upper-case opcode")
+    op = m.group("op")
+    args = [a.strip() for a in (m.group("args") or "").split(",") if a.strip()]
+    for a in args:
+        if not _OPERAND.match(a):
+            raise InputFileError(f"{filename}:{lineno}:{raw.find(a) + 1}: cannot parse {a!r}: expected a register, "
+                                 f"predicate, special register, immediate, [address] or label")
+    base = op.split(".")[0]
+    guard = None if m.group("guard") in (None, "PT") else m.group("neg") + m.group("guard")
+    target = args[0] if base in ("BRA", "SSY") else None
+    dst: tuple[str, ...]
+    srcs: tuple[str, ...]
+    if base in ("BRA", "SSY"):
+        dst, srcs = (), ()
+    elif base in _NO_DST or not args:
+        dst, srcs = (), tuple(args)
+    else:
+        dst, srcs = (args[0],), tuple(args[1:])
+    cls = next((c for c, ops in _CLASSES.items() if base in ops), "int")
+    if base == "MUFU":
+        cls = "fdiv" if "RCP" in op else "fsqrt"
+    space = _SPACES.get(base, "generic") if cls == "mem" else None
+    return Instruction(op, dst, srcs, guard, target, cls, text, space, None, None, lineno)
+
+
+def format_sass(kernel: Kernel) -> str:
+    """SASS-style text of a kernel that parses back to the same instructions and labels."""
+    lines = [f".kernel {kernel.name}"] + ([f".param {', '.join(kernel.params)}"] if kernel.params else [])
+    at: dict[int, list[str]] = {}
+    for label, pc in kernel.labels.items():
+        at.setdefault(pc, []).append(label)
+    for pc, ins in enumerate(kernel.instructions):
+        lines += [f"{label}:" for label in sorted(at.get(pc, []))]
+        operands = ([ins.target] if ins.target else []) + list(ins.dst) + list(ins.srcs)
+        guard = f"@{ins.guard} " if ins.guard else ""
+        lines.append(f"        {guard}{ins.opcode}" + (" " + ", ".join(operands) if operands else "") + " ;")
+    lines += [f"{label}:" for label in sorted(at.get(len(kernel.instructions), []))]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""models: worst-case makespan of warps on one SM."""

@@ -1,0 +1,1 @@
+"""models: QoS-aware warp scheduling: two kernels on one SM, response times."""

@@ -1,0 +1,1 @@
+"""sim: the SWaS front end: fetch, decode, issue, policies, references, witnesses."""

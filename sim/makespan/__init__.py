@@ -1,0 +1,1 @@
+"""sim: worst-case makespan of warps on one SM."""

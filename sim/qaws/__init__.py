@@ -1,0 +1,1 @@
+"""sim: QoS-aware warp scheduling: two kernels on one SM, response times."""

@@ -1,0 +1,1 @@
+"""sim: the load/store reordering unit, the L1 data cache and the segment WCET."""

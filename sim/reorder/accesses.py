@@ -1,0 +1,273 @@
+"""The kernel analyzer of the reordering framework: every dynamic global access of every warp.
+
+Every warp of every block runs concretely (per-thread registers, the SIMT
+activation stack, guards).  Each global load or store a warp runs with at
+least one active lane is one dynamic access: a load in a loop is listed once
+per iteration.  Its lanes' byte addresses are coalesced into line addresses
+(each line listed once, ascending).  ``bar.sync`` counts the warp's barrier
+*epoch*: an access made after the e-th barrier has epoch e.
+
+The analyzer follows which registers hold values derived from loaded data
+(a taint per lane).  A branch, a guard of a global access, or a global
+address that depends on loaded data cannot be decided statically: the warp
+stops there and the point is reported as *undecided*, never guessed.
+
+Generic-space loads and stores (``ld`` without a state space) are taken as
+global.  Atomics, calls and texture fetches are refused.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from warpcheck.models.kernels import simt_stack as st
+from warpcheck.models.kernels.cfg import KernelCFG
+from warpcheck.models.errors import ConfigError
+from warpcheck.models.kernels.kernel import Instruction, Kernel
+from warpcheck.models.kernels.ptx import operand_registers
+from warpcheck.sim.kernels.thread_ops import Machine, ThreadState, WarpInputs
+
+Dim3 = tuple[int, int, int]
+WARP_SIZE = 32
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCKS = 4096
+GLOBAL_SPACES = ("global", "generic")
+UNSUPPORTED = {"atom": "an atomic", "red": "an atomic reduction", "call": "a call", "tex": "a texture fetch",
+               "tld4": "a texture fetch", "suld": "a surface load", "sust": "a surface store"}
+
+
+@dataclass(frozen=True)
+class Access:
+    """One dynamic global access of a warp: its pc, kind ("L" or "S"), lines, active lanes, epoch."""
+
+    pc: int
+    kind: str
+    lines: tuple[int, ...]
+    lanes: int
+    epoch: int = 0
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """A point a static analyzer cannot decide: the branch, guard or address depends on loaded data."""
+
+    block: Dim3
+    warp: int
+    pc: int
+    line: int
+    what: str
+    text: str
+
+    def describe(self, filename: str) -> str:
+        """One line naming the point: where, what, which warp."""
+        return (f"{filename}:{self.line}: {self.what} of {self.text!r} depends on loaded data "
+                f"(block {list(self.block)}, warp {self.warp}); a static analyzer cannot decide it")
+
+
+@dataclass(frozen=True)
+class WarpStream:
+    """The dynamic global accesses of one warp, in program order."""
+
+    block: Dim3
+    warp: int
+    accesses: tuple[Access, ...]
+    trace: tuple[tuple[int, int], ...] = ()  # every instruction the warp issued: (pc, access index or -1)
+
+
+@dataclass
+class Analysis:
+    """What the analyzer found: static accesses, per-warp streams and undecided points."""
+
+    kernel: Kernel
+    grid: Dim3
+    block: Dim3
+    line_bytes: int
+    warps: list[WarpStream] = field(default_factory=list)
+    undecided: list[Undecided] = field(default_factory=list)
+
+    def instructions(self) -> list[tuple[int, str, str]]:
+        """The static global loads and stores: (pc, kind, text)."""
+        return [(pc, _kind(ins), " ".join(ins.text.split())) for pc, ins in enumerate(self.kernel.instructions)
+                if _is_global_access(ins)]
+
+
+def analyze(kernel: Kernel, grid: Dim3, block: Dim3, params: Mapping[str, int], line_bytes: int = 128,
+            max_steps: int = 100000) -> Analysis:
+    """Run every warp of every block and collect its dynamic global accesses."""
+    _check_dims(grid, "--grid", MAX_BLOCKS)
+    _check_dims(block, "--block", MAX_THREADS_PER_BLOCK)
+    if line_bytes <= 0 or line_bytes & (line_bytes - 1):
+        raise ConfigError(f"--line-bytes is {line_bytes!r}; use a positive power of two such as 128")
+    _refuse_unsupported(kernel)
+    out = Analysis(kernel, grid, block, line_bytes)
+    threads = block[0] * block[1] * block[2]
+    for b in blocks_of(grid):
+        for w in range((threads + WARP_SIZE - 1) // WARP_SIZE):
+            stream, stop = _run(kernel, grid, block, b, w, dict(params), line_bytes, max_steps)
+            out.warps.append(stream)
+            if stop is not None:
+                out.undecided.append(stop)
+    return out
+
+
+def blocks_of(grid: Dim3) -> list[Dim3]:
+    """Block indices in linear order (x fastest, then y, then z)."""
+    return [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+
+
+def _check_dims(dims: Dim3, option: str, limit: int) -> None:
+    total = dims[0] * dims[1] * dims[2]
+    if len(dims) != 3 or min(dims) <= 0 or total > limit:
+        raise ConfigError(f"{option} is {','.join(map(str, dims))}; give 1 to 3 positive sizes with a product "
+                          f"of at most {limit}")
+
+
+def _refuse_unsupported(kernel: Kernel) -> None:
+    for ins in kernel.instructions:
+        if ins.base in UNSUPPORTED:
+            raise ConfigError(f"line {ins.line}: {' '.join(ins.text.split())!r} is {UNSUPPORTED[ins.base]}, which "
+                              f"the analyzer does not support; remove it from kernel {kernel.name!r}")
+
+
+def _is_global_access(ins: Instruction) -> bool:
+    return ins.base in ("ld", "ldu", "st") and ins.space in GLOBAL_SPACES
+
+
+def _kind(ins: Instruction) -> str:
+    return "S" if ins.base == "st" else "L"
+
+
+def _access_bytes(ins: Instruction) -> int:
+    """Bytes one lane reads or writes: the type size times the vector width."""
+    m = re.search(r"[sbuf](\d+)$", ins.dtype or "")
+    size = int(m.group(1)) // 8 if m else 4
+    vec = re.search(r"\.v(\d)\b", ins.opcode)
+    return max(1, size) * (int(vec.group(1)) if vec else 1)
+
+
+def coalesce(addresses: list[int], size: int, line_bytes: int) -> tuple[int, ...]:
+    """The line addresses touched by the lanes' accesses, each once, ascending (Alg. 3)."""
+    lines = set()
+    for a in addresses:
+        lines.add(a - a % line_bytes)
+        last = a + size - 1
+        lines.add(last - last % line_bytes)
+    return tuple(sorted(lines))
+
+
+class _WarpRun:
+    """One warp's registers, taints and activation stack."""
+
+    def __init__(self, kernel: Kernel, machine: Machine, lanes: list[ThreadState]) -> None:
+        self.kernel, self.machine, self.lanes = kernel, machine, lanes
+        self.taint: list[set[str]] = [set() for _ in lanes]
+        self.accesses: list[Access] = []
+        self.trace: list[tuple[int, int]] = []
+        self.epoch = 0
+
+    def tainted(self, lane: int, operands: tuple[str, ...] | list[str]) -> bool:
+        regs = [r for op in operands for r in operand_registers(op)]
+        return any(r in self.taint[lane] for r in regs)
+
+    def guard_tainted(self, lane: int, ins: Instruction) -> bool:
+        return ins.guard is not None and self.tainted(lane, [ins.guard.lstrip("!")])
+
+
+def _run(kernel: Kernel, grid: Dim3, block: Dim3, b: Dim3, w: int, params: dict, line_bytes: int,
+         max_steps: int) -> tuple[WarpStream, Undecided | None]:
+    inputs = WarpInputs(params, b, block, grid)
+    machine = Machine(kernel.params, inputs, {})
+    total = block[0] * block[1] * block[2]
+    lanes = [_thread(lane, w, block, inputs) for lane in range(min(WARP_SIZE, total - w * WARP_SIZE))]
+    run = _WarpRun(kernel, machine, lanes)
+    stop = _walk(run, KernelCFG(kernel), (1 << len(lanes)) - 1, max_steps, line_bytes)
+    undecided = None if stop is None else Undecided(b, w, stop[0], kernel.instructions[stop[0]].line, stop[1],
+                                                     " ".join(kernel.instructions[stop[0]].text.split()))
+    return WarpStream(b, w, tuple(run.accesses), tuple(run.trace)), undecided
+
+
+def _thread(lane: int, w: int, block: Dim3, inputs: WarpInputs) -> ThreadState:
+    """Lane ``lane`` of warp ``w``: its 3-D thread index from the linear one."""
+    t = ThreadState(lane, inputs, w, WARP_SIZE)
+    linear = w * WARP_SIZE + lane
+    tid = (linear % block[0], linear // block[0] % block[1], linear // (block[0] * block[1]))
+    for axis, value in zip("xyz", tid):
+        t.special[f"%tid.{axis}"] = value
+    return t
+
+
+def _walk(run: _WarpRun, cfg: KernelCFG, mask: int, max_steps: int, line_bytes: int) -> tuple[int, str] | None:
+    """Run the warp to its end; return (pc, what) of the first undecided point, if any."""
+    stack = st.initial(mask)
+    for _ in range(max_steps):
+        if not stack:
+            return None
+        blk = cfg.blocks[cfg.block_of_pc(stack[-1].pc)]
+        nxt = _block(run, cfg, stack, blk, line_bytes)
+        if isinstance(nxt, _Stop):
+            return nxt.pc, nxt.what
+        stack = nxt
+    raise ConfigError(f"kernel {run.kernel.name!r} did not finish within {max_steps} basic blocks per warp; "
+                      f"check the parameters (a loop bound may be huge)")
+
+
+@dataclass(frozen=True)
+class _Stop:
+    pc: int
+    what: str
+
+
+def _block(run: _WarpRun, cfg: KernelCFG, stack: st.Stack, blk, line_bytes: int) -> st.Stack | _Stop:
+    mask = stack[-1].mask
+    for pc in range(blk.start, blk.end):
+        ins = run.kernel.instructions[pc]
+        active = [i for i in range(len(run.lanes)) if mask >> i & 1]
+        if ins.guard is not None and any(run.guard_tainted(i, ins) for i in active):
+            if ins.base in ("bra", "exit", "ret") or _is_global_access(ins):
+                return _Stop(pc, "the branch condition" if ins.base == "bra" else "the guard")
+        holds = [i for i in active if run.machine.guard(run.lanes[i], ins.guard)]
+        if ins.base != "ssy":
+            run.trace.append((pc, len(run.accesses) if _is_global_access(ins) and holds else -1))
+        if ins.base in ("bra", "exit", "ret", "sync"):
+            return _terminate(run.kernel, cfg, stack, blk, ins, pc, sum(1 << i for i in holds))
+        if _is_global_access(ins) and holds:
+            stop = _record(run, ins, pc, holds, line_bytes)
+            if stop is not None:
+                return stop
+        if ins.base in ("bar", "barrier") and active:
+            run.epoch += 1
+        _execute(run, ins, active, holds)
+    return st.goto(stack, blk.end, run.kernel.syntax)
+
+
+def _record(run: _WarpRun, ins: Instruction, pc: int, holds: list[int], line_bytes: int) -> _Stop | None:
+    operand = next((o for o in ins.srcs if o.startswith("[")), ins.srcs[0])
+    if any(run.tainted(i, [operand]) for i in holds):
+        return _Stop(pc, "the address")
+    addresses = [run.machine.address(run.lanes[i], operand) for i in holds]
+    lines = coalesce(addresses, _access_bytes(ins), line_bytes)
+    run.accesses.append(Access(pc, _kind(ins), lines, len(holds), run.epoch))
+    return None
+
+
+def _execute(run: _WarpRun, ins: Instruction, active: list[int], holds: list[int]) -> None:
+    """Run ``ins`` on the lanes whose guard holds and update the taints of its destinations."""
+    loads_data = ins.base in ("ld", "ldu") and ins.space != "param"
+    for i in active:
+        dirty = loads_data or run.tainted(i, ins.srcs) or run.guard_tainted(i, ins)
+        if i in holds or run.guard_tainted(i, ins):
+            for d in ins.dst:
+                (run.taint[i].add if dirty else run.taint[i].discard)(d)
+    for i in holds:
+        run.machine.execute(run.lanes[i], ins)
+
+
+def _terminate(kernel: Kernel, cfg: KernelCFG, stack: st.Stack, blk, ins: Instruction, pc: int,
+               taken: int) -> st.Stack:
+    if ins.base == "bra":
+        ipdom = cfg.ipdom_pc[blk.index] if kernel.syntax == "ptx" else None
+        return st.branch(stack, taken, kernel.target_pc(pc), pc + 1, kernel.syntax, ipdom)
+    if ins.base in ("exit", "ret"):
+        return st.exit_threads(stack, taken, pc + 1, kernel.syntax)
+    return st.sync(stack, taken, pc + 1)

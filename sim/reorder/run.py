@@ -1,0 +1,109 @@
+"""Explicit simulation of the reordering unit: schedules of the LD/ST side, L1 order, misses.
+
+The unit's step runs with plain Python values.  A *schedule* says what the
+LD/ST side delivers each cycle: ``(warp, index)`` or ``(-1, 0)`` for a stall.
+The requests the unit sends go, in that order, through the L1 (the LRU sets
+of ``models.l1``, run concretely on the set each line maps to).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from warpcheck.encodings.concrete import CONCRETE as A
+from warpcheck.models.reorder import l1
+from warpcheck.models.reorder.unit import ReorderUnit, Workload
+from warpcheck.models.ts import State, check_state
+
+Delivery = tuple[int, int]
+Lines = tuple[tuple[tuple[str, tuple[int, ...]], ...], ...]  # per warp, per request: (kind, line addresses)
+
+
+@dataclass
+class UnitRun:
+    """One simulated run: the states, what went to L1 and when, and whether inputs were refused."""
+
+    states: list[State] = field(default_factory=list)
+    schedule: list[Delivery] = field(default_factory=list)  # the deliveries actually run
+    sent: list[tuple[int, Delivery]] = field(default_factory=list)  # (cycle, (warp, index))
+    refused: int | None = None  # first cycle whose delivery the LD/ST rules forbid
+
+    @property
+    def order(self) -> list[Delivery]:
+        return [r for _, r in self.sent]
+
+
+def simulate(ts: ReorderUnit, schedule: Sequence[Delivery], extra: int = 0) -> UnitRun:
+    """Run the schedule (then ``extra`` stall cycles); stop at the first delivery the rules forbid."""
+    s = ts.init(A, {})
+    run = UnitRun(states=[s])
+    for t, (w, k) in enumerate(list(schedule) + [(-1, 0)] * extra):
+        i = {"a_warp": w, "a_idx": k}
+        if not ts.assume(A, s, i):
+            run.refused = t
+            break
+        s = ts.step(A, s, i)
+        check_state(ts, s)
+        run.states.append(s)
+        run.schedule.append((w, k))
+        if s["o_valid"]:
+            run.sent.append((t, (s["o_warp"], s["o_idx"])))
+    return run
+
+
+def deliverable(ts: ReorderUnit, s: State) -> list[Delivery]:
+    """Every request the LD/ST side may deliver in state ``s``."""
+    return [(w, k) for w in range(ts.work.warps) for k in range(ts.work.count(w)) if ts.deliverable(A, s, w, k)]
+
+
+def random_schedule(ts: ReorderUnit, rng: random.Random, stall: float = 0.3, limit: int = 10000) -> list[Delivery]:
+    """A legal schedule that delivers every request (random order, random stalls), if the unit lets it."""
+    s = ts.init(A, {})
+    out: list[Delivery] = []
+    for _ in range(limit):
+        if all(s[f"st.{w}.{k}"] == 2 for w in range(ts.work.warps) for k in range(ts.work.count(w))):
+            return out
+        options = deliverable(ts, s)
+        pick = (-1, 0) if not options or rng.random() < stall else rng.choice(options)
+        out.append(pick)
+        s = ts.step(A, s, {"a_warp": pick[0], "a_idx": pick[1]})
+    return out
+
+
+def drain(ts: ReorderUnit, schedule: Sequence[Delivery], limit: int = 1000) -> UnitRun:
+    """Run ``schedule`` (up to a delivery the rules refuse), then deliver whatever they allow until nothing moves."""
+    run = simulate(ts, schedule)
+    s, sched, idle = run.states[-1], list(run.schedule), 0
+    quiet = 2 * ts.channel * ts.work.warps + 2  # idle cycles after which the search pointers have seen all
+    while idle <= quiet and len(sched) < len(schedule) + limit:
+        options = deliverable(ts, s)
+        pick = options[0] if options else (-1, 0)
+        sched.append(pick)
+        s = ts.step(A, s, {"a_warp": pick[0], "a_idx": pick[1]})
+        idle = 0 if options or s["o_valid"] else idle + 1
+    return simulate(ts, sched)
+
+
+def l1_misses(order: Sequence[Delivery], lines: Lines, spec: l1.L1Spec) -> dict[str, int]:
+    """Load and store line accesses and load misses of the requests in ``order``, through LRU sets."""
+    sets: dict[int, tuple[int, ...]] = {}
+    out = {"loads": 0, "load_misses": 0, "stores": 0}
+    for w, k in order:
+        kind, addresses = lines[w][k]
+        for line in addresses:
+            key = spec.set_of(line)
+            ways = sets.get(key, (l1.EMPTY,) * spec.ways)
+            if kind == "L":
+                sets[key], hit = l1.load(A, ways, line)
+                out["loads"] += 1
+                out["load_misses"] += 0 if hit else 1
+            else:
+                sets[key], _ = l1.store(A, ways, line, spec.stores)
+                out["stores"] += 1
+    return out
+
+
+def workload_of(epochs: Sequence[Sequence[int]], blocks: Sequence[int]) -> Workload:
+    """A Workload from per-warp epochs and block indices."""
+    return Workload(tuple(tuple(e) for e in epochs), tuple(blocks))

@@ -1,0 +1,1 @@
+"""verify: the SWaS front end: fetch, decode, issue, policies, references, witnesses."""

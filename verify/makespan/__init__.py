@@ -1,0 +1,1 @@
+"""verify: worst-case makespan of warps on one SM."""
