@@ -31,7 +31,7 @@ from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.sim.frontend.batch import batch_iter, sources_for
 from warpcheck.sim.frontend.driver import Feeder, initial_params, run_iter
-from warpcheck.sim.frontend.metrics import _CompiledBook, compiled
+from warpcheck.sim.frontend.metrics import compiled
 from warpcheck.sim.frontend.native import available
 from warpcheck.sim.frontend.suite import BUILTIN, builtin
 from warpcheck.sim.frontend.workloads import Workload, WorkloadSource
@@ -64,8 +64,7 @@ def compiled_single(design: str, cycles: int) -> float:
     fe = cfe.fe
     src = WorkloadSource(builtin("psort"), fe.W, fe.B)
     s = fe.init(CONCRETE, initial_params(fe, src.ibuffers()))
-    feeder = Feeder(fe, src)
-    feeder.book = _CompiledBook(cfe)
+    feeder = Feeder(fe, src, fetch_choice=lambda st: cfe.fetch_choice(st, None))
     t0 = time.perf_counter()
     for _ in range(cycles):
         i = feeder.inputs(s)
