@@ -260,21 +260,11 @@ def inputs_from_mapping(data: dict, kernel: Kernel, where: str = "inputs"):
         raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(map(repr, extra)))}; known: {', '.join(sorted(known))}")
     params = {}
     for key, value in dict(data.get("params", {})).items():
-        params[_param_name(kernel, str(key), where)] = value
+        params[kernel.param_named(str(key), f"{where}: parameter")] = value
     dims = {k: _dim(data.get(k, default), k, where) for k, default in
             (("ctaid", [0]), ("ntid", [32]), ("nctaid", [1]))}
     return WarpInputs(params, dims["ctaid"], dims["ntid"], dims["nctaid"], int(data.get("seed", 0)),
                       int(data.get("int_max", 8)))
-
-
-def _param_name(kernel: Kernel, key: str, where: str) -> str:
-    if key in kernel.params:
-        return key
-    matches = [p for p in kernel.params if p.endswith("_" + key) or (key.isdigit() and p.endswith(f"_param_{key}"))]
-    if len(matches) != 1:
-        raise ConfigError(f"{where}: parameter {key!r} is not a parameter of {kernel.name!r}; "
-                          f"known: {', '.join(kernel.params) or 'none'}")
-    return matches[0]
 
 
 def _dim(value, key: str, where: str) -> tuple:

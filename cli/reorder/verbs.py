@@ -34,7 +34,7 @@ def parse_params(items: list[str], kernel: Kernel) -> dict[str, int]:
             raise ConfigError(f"--param {item!r} is not NAME=INTEGER; write e.g. --param {name or 'n'}=16")
         if not sep:
             raise ConfigError(f"--param {item!r} is not NAME=INTEGER; write e.g. --param n=16")
-        key = _param(kernel, name.strip())
+        key = kernel.param_named(name.strip(), "--param")
         if key in out:
             raise ConfigError(f"--param {item!r} gives parameter {key!r} a second time; give each parameter once")
         out[key] = number
@@ -42,16 +42,6 @@ def parse_params(items: list[str], kernel: Kernel) -> dict[str, int]:
     if missing:
         raise ConfigError(f"kernel {kernel.name!r} needs --param for {', '.join(missing)}; give each as NAME=VALUE")
     return out
-
-
-def _param(kernel: Kernel, key: str) -> str:
-    if key in kernel.params:
-        return key
-    matches = [p for p in kernel.params if p.endswith("_" + key) or (key.isdigit() and p.endswith(f"_param_{key}"))]
-    if len(matches) != 1:
-        raise ConfigError(f"--param {key!r} is not a parameter of kernel {kernel.name!r}; "
-                          f"its parameters: {', '.join(kernel.params) or 'none'}")
-    return matches[0]
 
 
 def run_analysis(a: argparse.Namespace) -> Analysis:

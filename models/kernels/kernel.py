@@ -89,6 +89,19 @@ class Kernel:
                 raise ConfigError(f"kernel {self.name!r}: instruction {pc} ({ins.opcode}) branches to "
                                   f"unknown label {ins.target!r}; known labels: {', '.join(sorted(self.labels)) or 'none'}")
 
+    def param_named(self, key: str, where: str) -> str:
+        """The parameter ``key`` names: its full name, a unique ``_key`` suffix, or its index ``_param_N``.
+
+        ``where`` starts the error line (e.g. ``--param``, or ``FILE: parameter``).
+        """
+        if key in self.params:
+            return key
+        matches = [p for p in self.params if p.endswith("_" + key) or (key.isdigit() and p.endswith(f"_param_{key}"))]
+        if len(matches) != 1:
+            raise ConfigError(f"{where} {key!r} is not a parameter of kernel {self.name!r}; "
+                              f"its parameters: {', '.join(self.params) or 'none'}")
+        return matches[0]
+
     def target_pc(self, pc: int) -> int:
         """The instruction index a branch at ``pc`` jumps to."""
         target = self.instructions[pc].target
