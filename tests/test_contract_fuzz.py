@@ -33,7 +33,7 @@ OPTIONS = {
     "simulate": ["--warps", "--scale", "--design", "--icache", "--fetch", "--issue", "--config", "--max-cycles"],
     "cfg": ["--entry", "--threads", "--dot", "--max-states", "--latency"],
     "wcet": ["--entry", "--loop-bound", "--max-loop-bound", "--bounds", "--mem-latency"],
-    "simt": ["--threads", "--warp", "--inputs", "--max-steps"],
+    "simt": ["--threads", "--warp", "--inputs", "--max-steps", "--timeout", "--entry", "--mem-latency"],
     "demo": ["--warps", "--timeout", "--out"],
 }
 # What keeps a generated run short when its input happens to be valid.
@@ -199,12 +199,29 @@ def test_mutated_sm_config_keeps_the_contract(workdir, capsys):
     (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "L=2"], "given twice"),
     (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "X=1"], "not in the kernel"),
     (["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--max-loop-bound", "1000000000000"], "ceiling of 1000000"),
+    (["simt", str(EXAMPLES / "kernels" / "nw.ptx"), "--warp", "1000000"], "ntid.x = 32 holds warps 0 to 0"),
+    (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--max-steps", "2000000"], "--max-steps 2000000 is above"),
+    (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--timeout", "0"], "a timeout must be > 0"),
 ])
 def test_refused_up_front_in_one_line(argv, message, workdir, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert listing(workdir) == {"afile"}
+
+
+def test_simt_on_an_endless_loop_ends_at_its_timeout(workdir, capsys):
+    import time
+    (workdir / "endless.sass").write_text(".kernel endless\nL:  IADD R0, R0, 1 ;\n    BRA L ;\n    EXIT ;\n")
+    start = time.monotonic()
+    assert main(["simt", "endless.sass", "--timeout", "1", "--json"]) == 4
+    assert time.monotonic() - start < 1 + 2
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "TIMEOUT" and len(err.strip().splitlines()) == 1
+
+
+def test_a_timeout_too_long_for_the_alarm_is_no_crash(capsys):
+    assert main(["simt", str(EXAMPLES / "sass" / "slides.sass"), "--timeout", "1e12"]) == 0  # setitimer overflowed
 
 
 def test_job_task_names_cannot_leave_out(workdir, capsys):

@@ -7,6 +7,7 @@ import time
 import tomllib
 from pathlib import Path
 
+from warpcheck.cli.frontend.verbs import positive_seconds
 from warpcheck.models.kernels.abstract_stack import describe
 from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, CostModel
 from warpcheck.models.errors import ConfigError, InputFileError
@@ -289,8 +290,8 @@ def _simt(a: argparse.Namespace) -> int:
 
     kernel = load_kernel(a.kernel, a.entry)
     inputs = load_inputs(a.inputs, kernel)
-    if a.warp < 0:
-        raise ConfigError(f"--warp is {a.warp!r}; use a non-negative warp index within the block")
+    if a.max_steps < 1:
+        raise ConfigError(f"--max-steps is {a.max_steps!r}; use a positive number of blocks")
     run = run_warp(kernel, inputs, a.threads, _cost_model(a), a.max_steps, a.warp)
     from warpcheck.models.kernels.cfg import KernelCFG
 
@@ -360,5 +361,8 @@ def register(sub) -> None:
     p.add_argument("--inputs", metavar="FILE", help="parameters, block index/size and memory seed")
     p.add_argument("--warp", type=int, default=0, metavar="N",
                    help="which warp of the block runs (%%tid.x = N * W + lane; default 0)")
-    p.add_argument("--max-steps", type=int, default=200000, metavar="N", help="give up after N blocks")
+    p.add_argument("--max-steps", type=int, default=200000, metavar="N",
+                   help="give up after N blocks, as bad input (default 200000; about 3,000 blocks run per second)")
+    p.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="S",
+                   help="seconds before TIMEOUT, set-up included (default 60)")
     p.set_defaults(func=_simt)
