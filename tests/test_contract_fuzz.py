@@ -279,6 +279,17 @@ def test_sass_label_defined_twice_is_bad_input(workdir, capsys):
     assert "label 'A' is defined twice" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("body, line", [
+    ("  IADD R0, R0, 1 ;\n  SYNC ;\n", 3),                                    # no SSY at all
+    ("  ISETP.LT P0, R0, 4 ;\n  @P0 BRA A ;\n  SSY B ;\nA: @P0 SYNC ;\nB: EXIT ;\n", 5),  # a path skips the SSY
+])
+def test_sass_sync_without_ssy_is_bad_input(body, line, workdir, capsys):
+    (workdir / "k.sass").write_text(".kernel k\n" + body)
+    assert main(["simt", "k.sass"]) == 2
+    err = capsys.readouterr().err
+    assert f"k.sass:{line}:" in err and "SYNC without a matching SSY" in err and len(err.splitlines()) == 1
+
+
 def test_json_is_one_object_even_when_highs_runs(workdir, capfd):
     assert main(["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--json"]) == 0
     assert json.loads(capfd.readouterr().out)["wcet"] > 0  # fd 1: no solver banner before the object

@@ -78,7 +78,33 @@ def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
             col = ins.text.find(ins.target) + 1
             raise InputFileError(f"{filename}:{ins.line}:{col}: {ins.opcode} branches to unknown label "
                                  f"{ins.target!r}; define the label or fix the branch")
+    _check_syncs(instructions, labels, filename)
     return [Kernel(name, tuple(instructions), labels, tuple(params), syntax="sass")]
+
+
+def _check_syncs(instructions: list[Instruction], labels: dict[str, int], filename: str) -> None:
+    """Refuse a SYNC that some path from the entry reaches without passing an SSY.
+
+    Such a SYNC would pop the kernel's base entry of the activation stack: no
+    compiler emits it, and the stack model has no meaning for it.
+    """
+    seen, todo = set(), [0]
+    while todo:
+        pc = todo.pop()
+        if pc in seen or pc >= len(instructions):
+            continue
+        seen.add(pc)
+        ins = instructions[pc]
+        if ins.base == "sync":
+            raise InputFileError(f"{filename}:{ins.line}:{ins.text.find('SYNC') + 1}: SYNC without a matching SSY "
+                                 "(a path from the entry reaches it through no SSY); add the SSY that names its "
+                                 "reconvergence point")
+        if ins.base == "ssy":
+            continue  # what follows is inside an SSY region
+        if ins.base == "bra":
+            todo.append(labels[ins.target])  # type: ignore[index]
+        if ins.guard is not None or ins.base not in ("bra", "exit", "ret"):
+            todo.append(pc + 1)
 
 
 def _directive_value(line: str, filename: str, lineno: int) -> str:
