@@ -199,6 +199,7 @@ def test_mutated_sm_config_keeps_the_contract(workdir, capsys):
     (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "L=2"], "given twice"),
     (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "X=1"], "not in the kernel"),
     (["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--max-loop-bound", "1000000000000"], "ceiling of 1000000"),
+    (["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--loop-bound", "NOPE=3"], "loop names: HEAD"),
     (["simt", str(EXAMPLES / "kernels" / "nw.ptx"), "--warp", "1000000"], "ntid.x = 32 holds warps 0 to 0"),
     (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--max-steps", "2000000"], "--max-steps 2000000 is above"),
     (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--timeout", "0"], "a timeout must be > 0"),
