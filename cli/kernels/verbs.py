@@ -4,14 +4,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
-import tomllib
 from pathlib import Path
 
 from warpcheck.cli.frontend.verbs import positive_seconds
 from warpcheck.models.kernels.abstract_stack import describe
 from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, CostModel
 from warpcheck.models.errors import ConfigError, InputFileError
-from warpcheck.models.files import atomic_write_text, load_toml
+from warpcheck.models.file_schemas import MAX_LOOP_BOUND, KernelInputsFile, LoopBoundsFile, validated
+from warpcheck.models.files import atomic_write_text, load_json, load_toml
 from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.kernels.ptx import parse_ptx_module
 from warpcheck.models.kernels.sass import parse_sass
@@ -74,13 +74,12 @@ def _pairs(items: list[str], option: str, allowed=None) -> list[tuple[str, int]]
 def _bounds(a: argparse.Namespace) -> dict[str, int]:
     bounds: dict[str, int] = {}
     if a.bounds:
-        data = load_toml(a.bounds, "loop bounds file")
-        table = data.get("loops", data)
-        for k, v in table.items():
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ConfigError(f"{a.bounds!r}: loop bound {k!r} = {v!r}; use a non-negative integer")
-            bounds[k] = v
-    bounds.update(_pairs(a.loop_bound or [], "--loop-bound"))
+        bounds.update(validated(LoopBoundsFile, load_toml(a.bounds, "loop bounds file"), a.bounds).loops)
+    for name, value in _pairs(a.loop_bound or [], "--loop-bound"):
+        if value > MAX_LOOP_BOUND:
+            raise ConfigError(f"--loop-bound {name}={value} is above the ceiling of {MAX_LOOP_BOUND} "
+                              "(past it the two IPET solvers' floating-point answers no longer agree)")
+        bounds[name] = value
     return bounds
 
 
@@ -243,29 +242,19 @@ def load_inputs(path: str | None, kernel: Kernel):
 
     if path is None:
         return WarpInputs()
-    try:
-        text = Path(path).read_text()
-        data = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
-    except (OSError, ValueError) as e:
-        raise InputFileError(f"cannot read inputs from {path!r} ({e}); give a TOML or JSON file")
+    data = load_json(path, "inputs file") if path.endswith(".json") else load_toml(path, "inputs file")
     return inputs_from_mapping(data, kernel, path)
 
 
 def inputs_from_mapping(data: dict, kernel: Kernel, where: str = "inputs"):
-    """Build WarpInputs from a mapping (keys params, ctaid, ntid, nctaid, seed, int_max)."""
+    """Build WarpInputs from a mapping checked against :class:`KernelInputsFile`."""
     from warpcheck.sim.kernels.thread_ops import WarpInputs
 
-    known = {"params", "ctaid", "ntid", "nctaid", "seed", "int_max"}
-    extra = set(data) - known
-    if extra:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(map(repr, extra)))}; known: {', '.join(sorted(known))}")
-    params = {}
-    for key, value in dict(data.get("params", {})).items():
-        params[_param_name(kernel, str(key), where)] = value
-    dims = {k: _dim(data.get(k, default), k, where) for k, default in
-            (("ctaid", [0]), ("ntid", [32]), ("nctaid", [1]))}
-    return WarpInputs(params, dims["ctaid"], dims["ntid"], dims["nctaid"], int(data.get("seed", 0)),
-                      int(data.get("int_max", 8)))
+    spec = validated(KernelInputsFile, data, where)
+    params = {_param_name(kernel, key, where): value for key, value in spec.params.items()}
+    dims = {k: tuple(v + [0 if k == "ctaid" else 1] * (3 - len(v)))
+            for k, v in (("ctaid", spec.ctaid), ("ntid", spec.ntid), ("nctaid", spec.nctaid))}
+    return WarpInputs(params, dims["ctaid"], dims["ntid"], dims["nctaid"], spec.seed, spec.int_max)
 
 
 def _param_name(kernel: Kernel, key: str, where: str) -> str:
@@ -276,13 +265,6 @@ def _param_name(kernel: Kernel, key: str, where: str) -> str:
         raise ConfigError(f"{where}: parameter {key!r} is not a parameter of {kernel.name!r}; "
                           f"known: {', '.join(kernel.params) or 'none'}")
     return matches[0]
-
-
-def _dim(value, key: str, where: str) -> tuple:
-    vals = [value] if isinstance(value, int) else list(value)
-    if not vals or len(vals) > 3 or not all(isinstance(v, int) and v >= 0 for v in vals):
-        raise ConfigError(f"{where}: {key} = {value!r}; give 1 to 3 non-negative integers")
-    return tuple(vals + [1 if key != "ctaid" else 0] * (3 - len(vals)))
 
 
 def _simt(a: argparse.Namespace) -> int:
