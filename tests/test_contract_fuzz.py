@@ -43,7 +43,7 @@ BOUNDS = {"prove": ["--timeout", "2", "--quiet"], "makespan": ["--timeout", "2"]
 POSITIONAL = {"makespan": ["LLCLL", "LC", "", "Z", "L" * 300], "simulate": ["psort", "nope", ""],
               "cfg": [str(EXAMPLES / "sass" / "loop.sass"), "missing.sass"],
               "wcet": [str(EXAMPLES / "sass" / "slides.sass"), "missing.ptx"],
-              "simt": [str(EXAMPLES / "sass" / "loop.sass")], "replay": ["missing.json"], "prove": [], "demo": []}
+              "simt": [str(EXAMPLES / "sass" / "loop.sass"), str(EXAMPLES / "kernels" / "nw.ptx"), "missing.sass"], "replay": ["missing.json"], "prove": [], "demo": []}
 
 
 def listing(root: Path) -> set[str]:
@@ -183,6 +183,50 @@ def test_mutated_sm_config_keeps_the_contract(workdir, capsys):
                                                  if verb == "prove" else ["psort"] + BOUNDS["simulate"])]
         check_contract(workdir, argv, capsys)
     run()
+
+
+WORKLOAD = (EXAMPLES / "workloads" / "saxpy.toml").read_text()
+INPUTS = 'params = {n = 3}\nctaid = [0]\nntid = [64, 1]\nnctaid = 1\nseed = 5\nint_max = 8\n'
+BOUNDS_FILE = '[loops]\nHEAD = 4\n\n[params]\n0 = [0, 32]\n'
+
+
+@pytest.mark.parametrize("name, text, argv", [
+    ("workload", WORKLOAD, ["simulate", "f.toml", "--max-cycles", "300", "--warps", "2"]),
+    ("inputs", INPUTS, ["simt", str(EXAMPLES / "sass" / "slides.sass"), "--inputs", "f.toml", "--warp", "1"]),
+    ("bounds", BOUNDS_FILE, ["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--bounds", "f.toml"]),
+])
+def test_mutated_kernel_and_workload_files_keep_the_contract(name, text, argv, workdir, capsys):
+    (workdir / "f.toml").write_text(text)
+    assert main(argv) in (0, 1)  # the file as written is valid (simulate exits 1 when the baseline errs)
+
+    @SETTINGS
+    @given(toml_mutations(text), st.sampled_from([[], ["--json"]]))
+    def run(data, extra):
+        (workdir / "f.toml").write_bytes(data)
+        code = check_contract(workdir, argv + extra, capsys)
+        assert code in (0, 1, 2)  # used or refused; no run of these may time out or crash
+    run()
+
+
+@pytest.mark.parametrize("argv, text, message", [
+    (["simulate", "f.toml"], 'instructions = ["exit"]\nloop = 1\n',
+     "f.toml: unknown key 'loop'; known keys: name, description, instructions, loops, branches, seed, opcodes"),
+    (["simt", str(EXAMPLES / "sass" / "slides.sass"), "--inputs", "f.toml"], 'ntid = [32, "a"]\n',
+     "f.toml: ntid[1] = 'a' is not allowed; it must be an integer"),
+    (["simt", str(EXAMPLES / "sass" / "slides.sass"), "--inputs", "f.toml"], 'ntid = 2048\n',
+     "f.toml: ntid[0] = 2048 is not allowed; the ceiling is 1024"),
+    (["simt", str(EXAMPLES / "sass" / "slides.sass"), "--inputs", "f.toml"], 'params = {n = true}\n',
+     "f.toml: params.n = True is not allowed; it must be an integer or a number"),
+    (["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--bounds", "f.toml"], '[loop]\nHEAD = 3\n',
+     "f.toml: unknown key 'loop'; known keys: loops, params, inputs"),
+    (["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--bounds", "f.toml"], '[loops]\nHEAD = 2.5\n',
+     "f.toml: loops.HEAD = 2.5 is not allowed; it must be an integer"),
+])
+def test_file_schemas_name_the_key_and_what_is_allowed(argv, text, message, workdir, capsys):
+    (workdir / "f.toml").write_text(text)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
 
 
 # -- the cases of issue 8, pinned ------------------------------------------------------------------
