@@ -48,7 +48,8 @@ CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
     ("replay", "cycles"): (10_000, "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
     ("simulate", "warps"): (64, "an SM holds at most 64 warps; a run at W = 64 already takes about a minute"),
     ("simt", "max_steps"): (10**6, "a warp runs about 3,000 blocks/s: more would take over 5 minutes"),
-    ("wcet", "max_loop_bound"): (MAX_LOOP_BOUND, "past it the two IPET solvers' floating-point answers no longer agree"),
+    ("wcet", "max_loop_bound"): (MAX_LOOP_BOUND,
+                                 "past it the two IPET solvers' floating-point answers no longer agree"),
 }
 PER_TASK_TIMEOUT = {"demo", "run"}  # their --timeout is per proof, not a budget for the whole run
 

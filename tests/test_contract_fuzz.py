@@ -43,7 +43,8 @@ BOUNDS = {"prove": ["--timeout", "2", "--quiet"], "makespan": ["--timeout", "2"]
 POSITIONAL = {"makespan": ["LLCLL", "LC", "", "Z", "L" * 300], "simulate": ["psort", "nope", ""],
               "cfg": [str(EXAMPLES / "sass" / "loop.sass"), "missing.sass"],
               "wcet": [str(EXAMPLES / "sass" / "slides.sass"), "missing.ptx"],
-              "simt": [str(EXAMPLES / "sass" / "loop.sass"), str(EXAMPLES / "kernels" / "nw.ptx"), "missing.sass"], "replay": ["missing.json"], "prove": [], "demo": []}
+              "simt": [str(EXAMPLES / "sass" / "loop.sass"), str(EXAMPLES / "kernels" / "nw.ptx"), "missing.sass"],
+              "replay": ["missing.json"], "prove": [], "demo": []}
 
 
 def listing(root: Path) -> set[str]:
