@@ -336,6 +336,19 @@ def test_sass_sync_without_ssy_is_bad_input(body, line, workdir, capsys):
     assert f"k.sass:{line}:" in err and "SYNC without a matching SSY" in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.parametrize("line, message", [
+    ("STG ;", "STG needs an [address] and a value; it has 0 operand(s)"),  # was a crash in simt
+    ("BRA ;", "BRA needs a target label"),                                 # was a crash in every verb
+    ("LDG R1 ;", "LDG needs a destination and an [address]; it has 1 operand(s)"),
+])
+@pytest.mark.parametrize("verb", ["cfg", "simt"])
+def test_sass_missing_operands_are_bad_input(line, message, verb, workdir, capsys):
+    (workdir / "k.sass").write_text(f".kernel k\n  {line}\n  EXIT ;\n")
+    assert main([verb, "k.sass"]) == 2
+    err = capsys.readouterr().err
+    assert f"k.sass:2:3: {message}" in err and len(err.splitlines()) == 1
+
+
 def test_json_is_one_object_even_when_highs_runs(workdir, capfd):
     assert main(["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--json"]) == 0
     assert json.loads(capfd.readouterr().out)["wcet"] > 0  # fd 1: no solver banner before the object

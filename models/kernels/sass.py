@@ -40,6 +40,11 @@ _CLASSES = {
 }
 _SPACES = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", "LDL": "local", "STL": "local",
            "LDC": "const", "ATOMS": "shared", "ATOM": "global", "RED": "global"}
+# Operands an instruction cannot run without (an arithmetic one missing sources is refused when it runs).
+_OPERANDS_NEEDED = {**dict.fromkeys(("BRA", "SSY"), (1, "a target label")),
+                    **dict.fromkeys(("STG", "STS", "STL", "ST", "RED"), (2, "an [address] and a value")),
+                    **dict.fromkeys(("LDG", "LDS", "LDL", "LD", "LDC"), (2, "a destination and an [address]")),
+                    **dict.fromkeys(("ATOM", "ATOMS"), (3, "a destination, an [address] and a value"))}
 _NO_DST = ("STG", "STS", "STL", "ST", "BRA", "SSY", "SYNC", "EXIT", "RET", "BAR", "NOP", "RED")
 
 
@@ -128,6 +133,9 @@ def _instruction(text: str, raw: str, filename: str, lineno: int) -> Instruction
             raise InputFileError(f"{filename}:{lineno}:{raw.find(a) + 1}: cannot parse {a!r}: expected a register, "
                                  f"predicate, special register, immediate, [address] or label")
     base = op.split(".")[0]
+    needed, what = _OPERANDS_NEEDED.get(base, (0, ""))
+    if len(args) < needed:
+        raise InputFileError(f"{filename}:{lineno}:{column}: {op} needs {what}; it has {len(args)} operand(s)")
     guard = None if m.group("guard") in (None, "PT") else m.group("neg") + m.group("guard")
     target = args[0] if base in ("BRA", "SSY") else None
     dst: tuple[str, ...]
