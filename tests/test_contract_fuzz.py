@@ -349,6 +349,20 @@ def test_sass_missing_operands_are_bad_input(line, message, verb, workdir, capsy
     assert f"k.sass:2:3: {message}" in err and len(err.splitlines()) == 1
 
 
+PTX_HEAD = ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n"
+
+
+@pytest.mark.parametrize("line, message", [
+    ("ld.shared.u32 %r4 [%r1];", "'ld.shared.u32': it needs a destination and an [address]"),  # no comma: crashed
+    ("bra ;", "'bra': it needs a target label"),
+])
+def test_ptx_missing_operands_are_bad_input(line, message, workdir, capsys):
+    (workdir / "k.ptx").write_text(PTX_HEAD + f".reg .b32 %r<5>;\n{line}\nret;\n}}\n")
+    assert main(["simt", "k.ptx"]) == 2
+    err = capsys.readouterr().err
+    assert f"k.ptx:7:1: cannot parse {message}" in err and len(err.splitlines()) == 1
+
+
 def test_json_is_one_object_even_when_highs_runs(workdir, capfd):
     assert main(["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--json"]) == 0
     assert json.loads(capfd.readouterr().out)["wcet"] > 0  # fd 1: no solver banner before the object
