@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,47 @@ def test_mutated_kernel_and_workload_files_keep_the_contract(name, text, argv, w
         (workdir / "f.toml").write_bytes(data)
         code = check_contract(workdir, argv + extra, capsys)
         assert code in (0, 1, 2)  # used or refused; no run of these may time out or crash
+    run()
+
+
+def kernel_mutations(text: str, tokens: list[str]) -> st.SearchStrategy[str]:
+    """The kernel with one instruction's token replaced, or its operands cut short or run together."""
+    lines = text.splitlines()
+    body = [k for k, line in enumerate(lines) if ";" in line and not line.lstrip().startswith(".")]
+
+    def replace_token(k: int, j: int, token: str) -> str:
+        parts = re.split(r"(\s+|,)", lines[k])
+        parts[j % len(parts)] = token
+        return _with(lines, k, "".join(parts))
+
+    def cut(k: int, j: int, glue: str) -> str:  # keep the first j operands, or run them together
+        m = re.match(r"^(\s*(?:[\w$.]+:\s*)?(?:@!?%?\w+\s+)?\S+)\s+([^;]*);", lines[k])
+        if m is None:
+            return text
+        ops = m.group(2).split(",")
+        return _with(lines, k, f"{m.group(1)} {','.join(ops[:j]) if glue == 'cut' else ' '.join(ops)};")
+    return st.one_of(
+        st.builds(replace_token, st.sampled_from(body), st.integers(0, 20), st.sampled_from(tokens)),
+        st.builds(cut, st.sampled_from(body), st.integers(0, 3), st.sampled_from(["cut", "join"])))
+
+
+def _with(lines: list[str], k: int, line: str) -> str:
+    return "\n".join(lines[:k] + [line] + lines[k + 1:]) + "\n"
+
+
+@pytest.mark.parametrize("kernel, tokens", [
+    ("sass/nested.sass", ["", "R9", "[R1]", "P0", "@P1", "L", "99999999999999999999", "SR_TID.Y", "c[0x0][0x10]"]),
+    ("kernels/reduction.ptx", ["", "%r9", "[%rd1]", "%p1", "@%p1", "$L__BB0_2", "99999999999999999999", "0f7FC00000"]),
+])
+def test_mutated_kernels_keep_the_contract(kernel, tokens, workdir, capsys):
+    name = "k" + Path(kernel).suffix
+
+    @settings(SETTINGS, max_examples=60)  # cheap runs; fewer missed the operand crashes these found
+    @given(kernel_mutations((EXAMPLES / kernel).read_text(), tokens))
+    def run(text):
+        (workdir / name).write_text(text)
+        for argv in (["simt", name, "--max-steps", "2000"], ["wcet", name, "--max-loop-bound", "3"]):
+            assert check_contract(workdir, argv, capsys) in (0, 2)
     run()
 
 
