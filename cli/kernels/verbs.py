@@ -343,8 +343,9 @@ def register(sub) -> None:
     p.add_argument("--inputs", metavar="FILE", help="parameters, block index/size and memory seed")
     p.add_argument("--warp", type=int, default=0, metavar="N",
                    help="which warp of the block runs (%%tid.x = N * W + lane; default 0)")
-    p.add_argument("--max-steps", type=int, default=200000, metavar="N",
-                   help="give up after N blocks, as bad input (default 200000; about 3,000 blocks run per second)")
+    p.add_argument("--max-steps", type=int, default=100000, metavar="N",
+                   help="give up after N blocks, as bad input (default 100000, about 30 s: about 3,000 blocks run "
+                        "per second, so a kernel that never ends meets this before the default --timeout)")
     p.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="S",
                    help="seconds before TIMEOUT, set-up included (default 60)")
     p.set_defaults(func=_simt)

@@ -59,7 +59,7 @@ def run_warp(kernel: Kernel, inputs: WarpInputs, threads: int = 32, cost: CostMo
     while stack:
         if len(run.steps) >= max_steps:
             raise ConfigError(f"kernel {kernel.name!r} did not finish within {max_steps} blocks; "
-                              f"check the inputs (a loop bound may be huge)")
+                              f"check the inputs (a loop bound may be huge) or raise --max-steps")
         run.stacks.append(stack)
         block = cfg.blocks[cfg.block_of_pc(stack[-1].pc)]
         mask = stack[-1].mask
