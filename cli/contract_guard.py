@@ -43,6 +43,7 @@ def budget_end(timeout: float) -> float:
     return timeout + 0.25 * max(2.0, 0.1 * timeout)
 
 
+MAX_ALARM = 1e8  # seconds (three years); setitimer refuses values past what the platform's time_t holds
 STOPPED: dict[str, int] = {}  # "signal": the signal that ended the run, once one has
 
 
@@ -109,7 +110,7 @@ def guarded(timeout: float | None, started: float) -> Iterator[None]:
     solver = sys.modules.get("warpcheck.encodings.z3_algebra")
     if solver is not None:
         solver.leave_ctrl_c_to_python()
-    if timeout is not None:
+    if timeout is not None and budget_end(timeout) < MAX_ALARM:  # a longer budget is no bound: no alarm
         signal.setitimer(signal.ITIMER_REAL, max(0.01, budget_end(timeout) - (time.monotonic() - started)))
     try:
         yield

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 from warpcheck.cli import contract_guard as guard
 from warpcheck.models.errors import WarpcheckError
+from warpcheck.models.file_schemas import MAX_LOOP_BOUND
 from warpcheck.models.files import check_writable
 
 # Each module defines register(subparsers); its parser's func(args) returns the exit code.
@@ -42,11 +43,13 @@ OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
     ("reorder", "prove"): [("witness", "file", "warpcheck-out/witness.json")],
     ("makespan", None): [("certificate", "file", None)],
 }
-# Sizes of verbs without a --timeout, with the largest value allowed and why (refused up front, exit 2).
+# Sizes with a hard ceiling, the largest value allowed and why (refused up front, exit 2).
 CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
     ("replay", "cycles"): (10_000, "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
     ("simulate", "warps"): (64, "an SM holds at most 64 warps; a run at W = 64 already takes about a minute"),
-    ("wcet", "max_loop_bound"): (10**6, "past it the two IPET solvers' floating-point answers no longer agree"),
+    ("simt", "max_steps"): (10**6, "a warp runs about 3,000 blocks/s: more would take over 5 minutes"),
+    ("wcet", "max_loop_bound"): (MAX_LOOP_BOUND,
+                                 "past it the two IPET solvers' floating-point answers no longer agree"),
 }
 PER_TASK_TIMEOUT = {"demo", "run"}  # their --timeout is per proof, not a budget for the whole run
 
@@ -94,7 +97,7 @@ def _check_args(args: argparse.Namespace) -> None:
     for (verb, option), (ceiling, why) in CEILINGS.items():
         value = getattr(args, option, None) if args.verb == verb else None
         if isinstance(value, int) and value > ceiling:
-            raise _BadOption(f"--{option} {value} is above the ceiling of {ceiling} ({why})")
+            raise _BadOption(f"--{option.replace('_', '-')} {value} is above the ceiling of {ceiling} ({why})")
     for option, kind, default in OUTPUTS.get((args.verb, getattr(args, "action", None)), []):
         path = getattr(args, option, None) or default
         if path is not None:

@@ -7,9 +7,10 @@ the kit's one line: the file, the key path, the value and what is allowed.
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping, TypeVar
+import re
+from typing import Annotated, Any, Literal, Mapping, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from warpcheck.models.errors import InputFileError
 
@@ -87,6 +88,48 @@ class JobTask(_Strict):
     issue: str | None = None
 
 
+class WorkloadFile(_Strict):
+    """A workload of ``warpcheck simulate``: instruction lines and the tables that steer its branches."""
+
+    name: str | None = Field(default=None, min_length=1)
+    description: str = ""
+    instructions: list[str] = Field(min_length=1)
+    loops: dict[str, int] = {}       # label -> trip count (checked against the labels by the workload)
+    branches: dict[str, float] = {}  # label -> probability that the branch to it is taken
+    seed: int = 1
+    opcodes: dict[str, str] = {}     # opcode -> instruction class
+
+
+MAX_LOOP_BOUND = 10**6  # past it the two IPET solvers' floating-point answers no longer agree
+Dim = Annotated[int, Field(ge=0, le=2**31 - 1)]
+BlockDim = Annotated[int, Field(ge=1, le=1024)]  # a CUDA block holds at most 1024 threads
+
+
+class KernelInputsFile(_Strict):
+    """What one ``simt`` warp run depends on: parameters, block index and size, memory seed."""
+
+    params: dict[str, int | float] = {}  # by full name, ``param_N`` suffix or index
+    ctaid: Annotated[list[Dim], Field(min_length=1, max_length=3)] = [0]
+    ntid: Annotated[list[BlockDim], Field(min_length=1, max_length=3)] = [32]
+    nctaid: Annotated[list[Dim], Field(min_length=1, max_length=3)] = [1]
+    seed: int = 0
+    int_max: int = Field(default=8, ge=0, le=2**31 - 1)  # loaded integers lie in [0, int_max]
+
+    @field_validator("ctaid", "ntid", "nctaid", mode="before")
+    @classmethod
+    def _one_number_is_x(cls, value: Any) -> Any:
+        return [value] if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class LoopBoundsFile(_Strict):
+    """Loop bounds of ``wcet --bounds``: ``[loops] LABEL = N``; a kernel's companion file also holds
+    the benchmarks' ``[params]`` and ``[inputs]`` tables, which ``wcet`` does not read."""
+
+    loops: dict[str, Annotated[int, Field(ge=0, le=MAX_LOOP_BOUND)]] = {}
+    params: dict[str, Any] = {}
+    inputs: dict[str, Any] = {}
+
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -98,10 +141,23 @@ def validated(schema: type[M], data: Any, where: str) -> M:
     try:
         return schema.model_validate(dict(data))
     except ValidationError as e:
-        raise InputFileError(f"{where}: {_explain(schema, e.errors()[0])}") from None
+        raise InputFileError(f"{where}: {_explain(schema, *_untagged(e.errors()))}") from None
 
 
-def _explain(schema: type[BaseModel], err: Any) -> str:
+_MEMBER = re.compile(r"^(int|float|str|bool|list\[.*\]|dict\[.*\])$")  # how pydantic tags a union's members
+
+
+def _untagged(errors: list[Any]) -> tuple[Any, list[str]]:
+    """The first error with its union-member tag taken off its path, and what the union's members expect."""
+    err = dict(errors[0])
+    if not (err["loc"] and isinstance(err["loc"][-1], str) and _MEMBER.match(err["loc"][-1])):
+        return err, []
+    err["loc"] = err["loc"][:-1]
+    members = [e for e in errors if e["loc"][:-1] == err["loc"]]
+    return err, list(dict.fromkeys(EXPECTED.get(e["type"], e["loc"][-1]) for e in members))
+
+
+def _explain(schema: type[BaseModel], err: Any, union: list[str] | None = None) -> str:
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
     if err["type"] == "extra_forbidden":
         known = ", ".join(_fields_at(schema, err["loc"][:-1]))
@@ -110,7 +166,7 @@ def _explain(schema: type[BaseModel], err: Any) -> str:
         return f"key {path!r} is missing"
     value = repr(err["input"])
     value = value if len(value) <= 40 else value[:37] + "..."
-    return f"{path} = {value} is not allowed; {_allowed(err)}"
+    return f"{path} = {value} is not allowed; {'it must be ' + ' or '.join(union) if union else _allowed(err)}"
 
 
 EXPECTED = {"int_type": "an integer", "bool_type": "true or false", "string_type": "a string",
@@ -129,6 +185,10 @@ def _allowed(err: Any) -> str:
         return f"it must be {kind} > {ctx['gt']:g}"
     if err["type"] == "less_than_equal":
         return f"the ceiling is {ctx['le']} (larger sizes do not finish on one machine)"
+    if err["type"] in ("too_long", "too_short"):
+        most = err["type"] == "too_long"
+        n = ctx["max_length" if most else "min_length"]
+        return f"it must have at {'most' if most else 'least'} {n} item{'s' if n != 1 else ''}"
     if err["type"] == "literal_error":
         return f"allowed: {ctx['expected']}"
     return f"it must be {EXPECTED.get(err['type'], err['msg'][0].lower() + err['msg'][1:])}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ OPTIONS = {
     "simulate": ["--warps", "--scale", "--design", "--icache", "--fetch", "--issue", "--config", "--max-cycles"],
     "cfg": ["--entry", "--threads", "--dot", "--max-states", "--latency"],
     "wcet": ["--entry", "--loop-bound", "--max-loop-bound", "--bounds", "--mem-latency"],
-    "simt": ["--threads", "--warp", "--inputs", "--max-steps"],
+    "simt": ["--threads", "--warp", "--inputs", "--max-steps", "--timeout", "--entry", "--mem-latency"],
     "demo": ["--warps", "--timeout", "--out"],
 }
 # What keeps a generated run short when its input happens to be valid.
@@ -43,7 +44,8 @@ BOUNDS = {"prove": ["--timeout", "2", "--quiet"], "makespan": ["--timeout", "2"]
 POSITIONAL = {"makespan": ["LLCLL", "LC", "", "Z", "L" * 300], "simulate": ["psort", "nope", ""],
               "cfg": [str(EXAMPLES / "sass" / "loop.sass"), "missing.sass"],
               "wcet": [str(EXAMPLES / "sass" / "slides.sass"), "missing.ptx"],
-              "simt": [str(EXAMPLES / "sass" / "loop.sass")], "replay": ["missing.json"], "prove": [], "demo": []}
+              "simt": [str(EXAMPLES / "sass" / "loop.sass"), str(EXAMPLES / "kernels" / "nw.ptx"), "missing.sass"],
+              "replay": ["missing.json"], "prove": [], "demo": []}
 
 
 def listing(root: Path) -> set[str]:
@@ -185,6 +187,91 @@ def test_mutated_sm_config_keeps_the_contract(workdir, capsys):
     run()
 
 
+WORKLOAD = (EXAMPLES / "workloads" / "saxpy.toml").read_text()
+INPUTS = 'params = {n = 3}\nctaid = [0]\nntid = [64, 1]\nnctaid = 1\nseed = 5\nint_max = 8\n'
+BOUNDS_FILE = '[loops]\nHEAD = 4\n\n[params]\n0 = [0, 32]\n'
+
+
+@pytest.mark.parametrize("name, text, argv", [
+    ("workload", WORKLOAD, ["simulate", "f.toml", "--max-cycles", "300", "--warps", "2"]),
+    ("inputs", INPUTS, ["simt", str(EXAMPLES / "sass" / "slides.sass"), "--inputs", "f.toml", "--warp", "1"]),
+    ("bounds", BOUNDS_FILE, ["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--bounds", "f.toml"]),
+])
+def test_mutated_kernel_and_workload_files_keep_the_contract(name, text, argv, workdir, capsys):
+    (workdir / "f.toml").write_text(text)
+    assert main(argv) in (0, 1)  # the file as written is valid (simulate exits 1 when the baseline errs)
+
+    @SETTINGS
+    @given(toml_mutations(text), st.sampled_from([[], ["--json"]]))
+    def run(data, extra):
+        (workdir / "f.toml").write_bytes(data)
+        code = check_contract(workdir, argv + extra, capsys)
+        assert code in (0, 1, 2)  # used or refused; no run of these may time out or crash
+    run()
+
+
+def kernel_mutations(text: str, tokens: list[str]) -> st.SearchStrategy[str]:
+    """The kernel with one instruction's token replaced, or its operands cut short or run together."""
+    lines = text.splitlines()
+    body = [k for k, line in enumerate(lines) if ";" in line and not line.lstrip().startswith(".")]
+
+    def replace_token(k: int, j: int, token: str) -> str:
+        parts = re.split(r"(\s+|,)", lines[k])
+        parts[j % len(parts)] = token
+        return _with(lines, k, "".join(parts))
+
+    def cut(k: int, j: int, glue: str) -> str:  # keep the first j operands, or run them together
+        m = re.match(r"^(\s*(?:[\w$.]+:\s*)?(?:@!?%?\w+\s+)?\S+)\s+([^;]*);", lines[k])
+        if m is None:
+            return text
+        ops = m.group(2).split(",")
+        return _with(lines, k, f"{m.group(1)} {','.join(ops[:j]) if glue == 'cut' else ' '.join(ops)};")
+    return st.one_of(
+        st.builds(replace_token, st.sampled_from(body), st.integers(0, 20), st.sampled_from(tokens)),
+        st.builds(cut, st.sampled_from(body), st.integers(0, 3), st.sampled_from(["cut", "join"])))
+
+
+def _with(lines: list[str], k: int, line: str) -> str:
+    return "\n".join(lines[:k] + [line] + lines[k + 1:]) + "\n"
+
+
+@pytest.mark.parametrize("kernel, tokens", [
+    ("sass/nested.sass", ["", "R9", "[R1]", "P0", "@P1", "L", "99999999999999999999", "SR_TID.Y", "c[0x0][0x10]"]),
+    ("kernels/reduction.ptx", ["", "%r9", "[%rd1]", "%p1", "@%p1", "$L__BB0_2", "99999999999999999999", "0f7FC00000"]),
+])
+def test_mutated_kernels_keep_the_contract(kernel, tokens, workdir, capsys):
+    name = "k" + Path(kernel).suffix
+
+    @settings(SETTINGS, max_examples=60)  # cheap runs; fewer missed the operand crashes these found
+    @given(kernel_mutations((EXAMPLES / kernel).read_text(), tokens))
+    def run(text):
+        (workdir / name).write_text(text)
+        for argv in (["simt", name, "--max-steps", "2000"], ["wcet", name, "--max-loop-bound", "3"]):
+            assert check_contract(workdir, argv, capsys) in (0, 2)
+    run()
+
+
+@pytest.mark.parametrize("argv, text, message", [
+    (["simulate", "f.toml"], 'instructions = ["exit"]\nloop = 1\n',
+     "f.toml: unknown key 'loop'; known keys: name, description, instructions, loops, branches, seed, opcodes"),
+    (["simt", str(EXAMPLES / "sass" / "slides.sass"), "--inputs", "f.toml"], 'ntid = [32, "a"]\n',
+     "f.toml: ntid[1] = 'a' is not allowed; it must be an integer"),
+    (["simt", str(EXAMPLES / "sass" / "slides.sass"), "--inputs", "f.toml"], 'ntid = 2048\n',
+     "f.toml: ntid[0] = 2048 is not allowed; the ceiling is 1024"),
+    (["simt", str(EXAMPLES / "sass" / "slides.sass"), "--inputs", "f.toml"], 'params = {n = true}\n',
+     "f.toml: params.n = True is not allowed; it must be an integer or a number"),
+    (["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--bounds", "f.toml"], '[loop]\nHEAD = 3\n',
+     "f.toml: unknown key 'loop'; known keys: loops, params, inputs"),
+    (["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--bounds", "f.toml"], '[loops]\nHEAD = 2.5\n',
+     "f.toml: loops.HEAD = 2.5 is not allowed; it must be an integer"),
+])
+def test_file_schemas_name_the_key_and_what_is_allowed(argv, text, message, workdir, capsys):
+    (workdir / "f.toml").write_text(text)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
 # -- the cases of issue 8, pinned ------------------------------------------------------------------
 
 @pytest.mark.parametrize("argv, message", [
@@ -199,12 +286,30 @@ def test_mutated_sm_config_keeps_the_contract(workdir, capsys):
     (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "L=2"], "given twice"),
     (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "X=1"], "not in the kernel"),
     (["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--max-loop-bound", "1000000000000"], "ceiling of 1000000"),
+    (["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--loop-bound", "NOPE=3"], "loop names: HEAD"),
+    (["simt", str(EXAMPLES / "kernels" / "nw.ptx"), "--warp", "1000000"], "ntid.x = 32 holds warps 0 to 0"),
+    (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--max-steps", "2000000"], "--max-steps 2000000 is above"),
+    (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--timeout", "0"], "a timeout must be > 0"),
 ])
 def test_refused_up_front_in_one_line(argv, message, workdir, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert listing(workdir) == {"afile"}
+
+
+def test_simt_on_an_endless_loop_ends_at_its_timeout(workdir, capsys):
+    import time
+    (workdir / "endless.sass").write_text(".kernel endless\nL:  IADD R0, R0, 1 ;\n    BRA L ;\n    EXIT ;\n")
+    start = time.monotonic()
+    assert main(["simt", "endless.sass", "--timeout", "1", "--json"]) == 4
+    assert time.monotonic() - start < 1 + 2
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "TIMEOUT" and len(err.strip().splitlines()) == 1
+
+
+def test_a_timeout_too_long_for_the_alarm_is_no_crash(capsys):
+    assert main(["simt", str(EXAMPLES / "sass" / "slides.sass"), "--timeout", "1e12"]) == 0  # setitimer overflowed
 
 
 def test_job_task_names_cannot_leave_out(workdir, capsys):
@@ -260,6 +365,44 @@ def test_sass_label_defined_twice_is_bad_input(workdir, capsys):
     (workdir / "dup.sass").write_text(".kernel k\nA: EXIT ;\nA: EXIT ;\n")
     assert main(["cfg", "dup.sass"]) == 2
     assert "label 'A' is defined twice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("body, line", [
+    ("  IADD R0, R0, 1 ;\n  SYNC ;\n", 3),                                    # no SSY at all
+    ("  ISETP.LT P0, R0, 4 ;\n  @P0 BRA A ;\n  SSY B ;\nA: @P0 SYNC ;\nB: EXIT ;\n", 5),  # a path skips the SSY
+])
+def test_sass_sync_without_ssy_is_bad_input(body, line, workdir, capsys):
+    (workdir / "k.sass").write_text(".kernel k\n" + body)
+    assert main(["simt", "k.sass"]) == 2
+    err = capsys.readouterr().err
+    assert f"k.sass:{line}:" in err and "SYNC without a matching SSY" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("line, message", [
+    ("STG ;", "STG needs an [address] and a value; it has 0 operand(s)"),  # was a crash in simt
+    ("BRA ;", "BRA needs a target label"),                                 # was a crash in every verb
+    ("LDG R1 ;", "LDG needs a destination and an [address]; it has 1 operand(s)"),
+])
+@pytest.mark.parametrize("verb", ["cfg", "simt"])
+def test_sass_missing_operands_are_bad_input(line, message, verb, workdir, capsys):
+    (workdir / "k.sass").write_text(f".kernel k\n  {line}\n  EXIT ;\n")
+    assert main([verb, "k.sass"]) == 2
+    err = capsys.readouterr().err
+    assert f"k.sass:2:3: {message}" in err and len(err.splitlines()) == 1
+
+
+PTX_HEAD = ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n"
+
+
+@pytest.mark.parametrize("line, message", [
+    ("ld.shared.u32 %r4 [%r1];", "'ld.shared.u32': it needs a destination and an [address]"),  # no comma: crashed
+    ("bra ;", "'bra': it needs a target label"),
+])
+def test_ptx_missing_operands_are_bad_input(line, message, workdir, capsys):
+    (workdir / "k.ptx").write_text(PTX_HEAD + f".reg .b32 %r<5>;\n{line}\nret;\n}}\n")
+    assert main(["simt", "k.ptx"]) == 2
+    err = capsys.readouterr().err
+    assert f"k.ptx:7:1: cannot parse {message}" in err and len(err.splitlines()) == 1
 
 
 def test_json_is_one_object_even_when_highs_runs(workdir, capfd):

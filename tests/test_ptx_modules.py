@@ -227,6 +227,18 @@ def test_wcet_of_a_module_with_calls_from_the_command_line(capsys, tmp_path):
     assert out["wcet"] > 0 and {lp["bound"] for lp in out["loops"]} == {4}
 
 
+def test_loop_bounds_name_a_loop_of_the_inlined_kernel(capsys, tmp_path):
+    """A bound may name an inlined copy's header ($L__BB1_1$c1) or the label it was copied from, nothing else."""
+    path = tmp_path / "calls.ptx"
+    path.write_text(CALLS)
+    for name in ("$L__BB1_1", "$L__BB1_1$c2"):
+        assert main(["wcet", str(path), "--loop-bound", f"{name}=4", "--max-loop-bound", "9", "--json"]) == 0
+        assert 4 in {lp["bound"] for lp in json.loads(capsys.readouterr().out)["loops"]}
+    assert main(["wcet", str(path), "--loop-bound", "NOPE=3", "--max-loop-bound", "9"]) == 2
+    err = capsys.readouterr().err
+    assert "'NOPE', which heads no loop" in err and "$L__BB1_1, $L__BB1_1$c1, $L__BB1_1$c2" in err
+
+
 RECURSIVE = HEAD + """
 .func  (.param .b32 func_retval0) down(
 	.param .b32 down_param_0

@@ -134,9 +134,11 @@ def test_example_workload_file_loads():
 @pytest.mark.parametrize("text, words", [
     ("instructions = [", "malformed TOML"),
     ('instructions = ["exit"]\nbogus = 1', "unknown key 'bogus'"),
-    ("instructions = 3", "list of instruction lines"),
+    ("instructions = 3", "instructions = 3 is not allowed; it must be a list"),
+    ('instructions = ["exit", 3]', r"instructions\[1\] = 3 is not allowed; it must be a string"),
     ('instructions = ["frob r1", "exit"]', "unknown opcode"),
-    ('instructions = ["L:", "@p0 bra L", "exit"]\n[loops]\nL = "x"', "integer >= 1"),
+    ('instructions = ["L:", "@p0 bra L", "exit"]\n[loops]\nL = "x"', "loops.L = 'x' is not allowed; it must be an integer"),
+    ('instructions = ["L:", "@p0 bra L", "exit"]\n[loops]\nL = 0', "integer >= 1"),
 ])
 def test_bad_workload_files_are_input_errors(tmp_path, text, words):
     f = tmp_path / "w.toml"

@@ -4,13 +4,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
-import tomllib
 from pathlib import Path
 
+from warpcheck.cli.frontend.verbs import positive_seconds
 from warpcheck.models.kernels.abstract_stack import describe
 from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, CostModel
 from warpcheck.models.errors import ConfigError, InputFileError
-from warpcheck.models.files import atomic_write_text, load_toml
+from warpcheck.models.file_schemas import MAX_LOOP_BOUND, KernelInputsFile, LoopBoundsFile, validated
+from warpcheck.models.files import atomic_write_text, load_json, load_toml
 from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.kernels.ptx import parse_ptx_module
 from warpcheck.models.kernels.sass import parse_sass
@@ -73,13 +74,12 @@ def _pairs(items: list[str], option: str, allowed=None) -> list[tuple[str, int]]
 def _bounds(a: argparse.Namespace) -> dict[str, int]:
     bounds: dict[str, int] = {}
     if a.bounds:
-        data = load_toml(a.bounds, "loop bounds file")
-        table = data.get("loops", data)
-        for k, v in table.items():
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ConfigError(f"{a.bounds!r}: loop bound {k!r} = {v!r}; use a non-negative integer")
-            bounds[k] = v
-    bounds.update(_pairs(a.loop_bound or [], "--loop-bound"))
+        bounds.update(validated(LoopBoundsFile, load_toml(a.bounds, "loop bounds file"), a.bounds).loops)
+    for name, value in _pairs(a.loop_bound or [], "--loop-bound"):
+        if value > MAX_LOOP_BOUND:
+            raise ConfigError(f"--loop-bound {name}={value} is above the ceiling of {MAX_LOOP_BOUND} "
+                              "(past it the two IPET solvers' floating-point answers no longer agree)")
+        bounds[name] = value
     return bounds
 
 
@@ -242,36 +242,19 @@ def load_inputs(path: str | None, kernel: Kernel):
 
     if path is None:
         return WarpInputs()
-    try:
-        text = Path(path).read_text()
-        data = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
-    except (OSError, ValueError) as e:
-        raise InputFileError(f"cannot read inputs from {path!r} ({e}); give a TOML or JSON file")
+    data = load_json(path, "inputs file") if path.endswith(".json") else load_toml(path, "inputs file")
     return inputs_from_mapping(data, kernel, path)
 
 
 def inputs_from_mapping(data: dict, kernel: Kernel, where: str = "inputs"):
-    """Build WarpInputs from a mapping (keys params, ctaid, ntid, nctaid, seed, int_max)."""
+    """Build WarpInputs from a mapping checked against :class:`KernelInputsFile`."""
     from warpcheck.sim.kernels.thread_ops import WarpInputs
 
-    known = {"params", "ctaid", "ntid", "nctaid", "seed", "int_max"}
-    extra = set(data) - known
-    if extra:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(map(repr, extra)))}; known: {', '.join(sorted(known))}")
-    params = {}
-    for key, value in dict(data.get("params", {})).items():
-        params[kernel.param_named(str(key), f"{where}: parameter")] = value
-    dims = {k: _dim(data.get(k, default), k, where) for k, default in
-            (("ctaid", [0]), ("ntid", [32]), ("nctaid", [1]))}
-    return WarpInputs(params, dims["ctaid"], dims["ntid"], dims["nctaid"], int(data.get("seed", 0)),
-                      int(data.get("int_max", 8)))
-
-
-def _dim(value, key: str, where: str) -> tuple:
-    vals = [value] if isinstance(value, int) else list(value)
-    if not vals or len(vals) > 3 or not all(isinstance(v, int) and v >= 0 for v in vals):
-        raise ConfigError(f"{where}: {key} = {value!r}; give 1 to 3 non-negative integers")
-    return tuple(vals + [1 if key != "ctaid" else 0] * (3 - len(vals)))
+    spec = validated(KernelInputsFile, data, where)
+    params = {kernel.param_named(key, f"{where}: parameter"): value for key, value in spec.params.items()}
+    dims = {k: tuple(v + [0 if k == "ctaid" else 1] * (3 - len(v)))
+            for k, v in (("ctaid", spec.ctaid), ("ntid", spec.ntid), ("nctaid", spec.nctaid))}
+    return WarpInputs(params, dims["ctaid"], dims["ntid"], dims["nctaid"], spec.seed, spec.int_max)
 
 
 def _simt(a: argparse.Namespace) -> int:
@@ -279,8 +262,8 @@ def _simt(a: argparse.Namespace) -> int:
 
     kernel = load_kernel(a.kernel, a.entry)
     inputs = load_inputs(a.inputs, kernel)
-    if a.warp < 0:
-        raise ConfigError(f"--warp is {a.warp!r}; use a non-negative warp index within the block")
+    if a.max_steps < 1:
+        raise ConfigError(f"--max-steps is {a.max_steps!r}; use a positive number of blocks")
     run = run_warp(kernel, inputs, a.threads, _cost_model(a), a.max_steps, a.warp)
     from warpcheck.models.kernels.cfg import KernelCFG
 
@@ -350,5 +333,9 @@ def register(sub) -> None:
     p.add_argument("--inputs", metavar="FILE", help="parameters, block index/size and memory seed")
     p.add_argument("--warp", type=int, default=0, metavar="N",
                    help="which warp of the block runs (%%tid.x = N * W + lane; default 0)")
-    p.add_argument("--max-steps", type=int, default=200000, metavar="N", help="give up after N blocks")
+    p.add_argument("--max-steps", type=int, default=100000, metavar="N",
+                   help="give up after N blocks, as bad input (default 100000, about 30 s: about 3,000 blocks run "
+                        "per second, so a kernel that never ends meets this before the default --timeout)")
+    p.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="S",
+                   help="seconds before TIMEOUT, set-up included (default 60)")
     p.set_defaults(func=_simt)

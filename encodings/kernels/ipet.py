@@ -92,6 +92,7 @@ def build_problem(wcfg: WarpCFG, bounds: Mapping[str, int], default_bound: int |
             if u == n:
                 coef[i] = coef.get(i, 0) - 1
         prob.equalities.append(({i: c for i, c in coef.items() if c}, 0))
+    _check_bound_names(wcfg, bounds)
     _loop_constraints(wcfg, prob, bounds, default_bound)
     return prob
 
@@ -169,15 +170,33 @@ def _callee_name(ins) -> str:
 def _bound(wcfg: WarpCFG, label: str, bounds, default_bound) -> int:
     """The bound of the loop headed by ``label``: given for it, for another label of its block, or for
     the label it was inlined from (``$L__BB2_3`` for ``$L__BB2_3$c1``); else the default."""
-    start = next(b.start for b in wcfg.cfg.blocks if b.label == label)
-    names = [name for name, pc in wcfg.kernel.labels.items() if pc == start]
-    aliases = sorted(n for n in names + [_INLINED.sub("", n) for n in names] if n in bounds)
+    aliases = sorted(n for n in _names_of(wcfg, label) if n in bounds)
     if label in bounds or aliases:
         return bounds[label] if label in bounds else bounds[aliases[0]]
     if default_bound is None:
         raise ConfigError(f"the loop with header {label!r} in kernel {wcfg.kernel.name!r} has no bound; "
                           f"give --loop-bound '{label}=N' or --max-loop-bound N")
     return default_bound
+
+
+def _names_of(wcfg: WarpCFG, label: str) -> set[str]:
+    """Every name a bound may give the block labelled ``label``: its labels and the labels they were inlined from."""
+    start = next(b.start for b in wcfg.cfg.blocks if b.label == label)
+    names = [name for name, pc in wcfg.kernel.labels.items() if pc == start]
+    return set(names) | {_INLINED.sub("", n) for n in names}
+
+
+def loop_names(wcfg: WarpCFG) -> list[str]:
+    """The names a loop bound may use in this kernel (those of every thread-level loop header)."""
+    return sorted(set().union(*(_names_of(wcfg, wcfg.cfg.blocks[h].label) for h in wcfg.cfg.loops)))
+
+
+def _check_bound_names(wcfg: WarpCFG, bounds: Mapping[str, int]) -> None:
+    unknown = sorted(set(bounds) - set(loop_names(wcfg)))
+    if unknown:
+        known = ", ".join(loop_names(wcfg)) or "none, the kernel has no loop"
+        raise ConfigError(f"a loop bound names {unknown[0]!r}, which heads no loop of kernel "
+                          f"{wcfg.kernel.name!r}; loop names: {known}")
 
 
 def solve_z3(prob: IpetProblem, timeout_ms: int = 60000) -> IpetResult:

@@ -183,6 +183,9 @@ class _Parser:
         op = m.group("op")
         args = _split_operands(m.group("args") or "")
         guard = None if m.group("guard") is None else m.group("neg") + m.group("guard")
+        needed, what = _OPERANDS_NEEDED.get(op.split(".")[0], (0, ""))
+        if len(args) < needed:
+            self._fail(lineno, 1, op, f"it needs {what} (operands separated by ','), got {len(args)} operand(s)")
         return _make(op, args, guard, line, lineno)
 
     def _fail(self, lineno: int, column: int, token: str, what: str):
@@ -323,6 +326,12 @@ def _per_thread_params(ins: Instruction, call_params: set[str]) -> Instruction:
     if ins.space == "param" and any(re.search(rf"\[{re.escape(p)}\b", op) for op in ins.srcs for p in call_params):
         return replace(ins, space="local")
     return ins
+
+
+# Operands an instruction cannot run without (an arithmetic one missing sources is refused when it runs).
+_OPERANDS_NEEDED = {"bra": (1, "a target label"), "ld": (2, "a destination and an [address]"),
+                    "ldu": (2, "a destination and an [address]"), "st": (2, "an [address] and a value"),
+                    "red": (2, "an [address] and a value"), "atom": (3, "a destination, an [address] and a value")}
 
 
 def _make(op: str, args: list[str], guard: str | None, line: str, lineno: int) -> Instruction:

@@ -40,6 +40,11 @@ _CLASSES = {
 }
 _SPACES = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", "LDL": "local", "STL": "local",
            "LDC": "const", "ATOMS": "shared", "ATOM": "global", "RED": "global"}
+# Operands an instruction cannot run without (an arithmetic one missing sources is refused when it runs).
+_OPERANDS_NEEDED = {**dict.fromkeys(("BRA", "SSY"), (1, "a target label")),
+                    **dict.fromkeys(("STG", "STS", "STL", "ST", "RED"), (2, "an [address] and a value")),
+                    **dict.fromkeys(("LDG", "LDS", "LDL", "LD", "LDC"), (2, "a destination and an [address]")),
+                    **dict.fromkeys(("ATOM", "ATOMS"), (3, "a destination, an [address] and a value"))}
 _NO_DST = ("STG", "STS", "STL", "ST", "BRA", "SSY", "SYNC", "EXIT", "RET", "BAR", "NOP", "RED")
 
 
@@ -78,7 +83,33 @@ def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
             col = ins.text.find(ins.target) + 1
             raise InputFileError(f"{filename}:{ins.line}:{col}: {ins.opcode} branches to unknown label "
                                  f"{ins.target!r}; define the label or fix the branch")
+    _check_syncs(instructions, labels, filename)
     return [Kernel(name, tuple(instructions), labels, tuple(params), syntax="sass")]
+
+
+def _check_syncs(instructions: list[Instruction], labels: dict[str, int], filename: str) -> None:
+    """Refuse a SYNC that some path from the entry reaches without passing an SSY.
+
+    Such a SYNC would pop the kernel's base entry of the activation stack: no
+    compiler emits it, and the stack model has no meaning for it.
+    """
+    seen, todo = set(), [0]
+    while todo:
+        pc = todo.pop()
+        if pc in seen or pc >= len(instructions):
+            continue
+        seen.add(pc)
+        ins = instructions[pc]
+        if ins.base == "sync":
+            raise InputFileError(f"{filename}:{ins.line}:{ins.text.find('SYNC') + 1}: SYNC without a matching SSY "
+                                 "(a path from the entry reaches it through no SSY); add the SSY that names its "
+                                 "reconvergence point")
+        if ins.base == "ssy":
+            continue  # what follows is inside an SSY region
+        if ins.base == "bra":
+            todo.append(labels[ins.target])  # type: ignore[index]
+        if ins.guard is not None or ins.base not in ("bra", "exit", "ret"):
+            todo.append(pc + 1)
 
 
 def _directive_value(line: str, filename: str, lineno: int) -> str:
@@ -102,6 +133,9 @@ def _instruction(text: str, raw: str, filename: str, lineno: int) -> Instruction
             raise InputFileError(f"{filename}:{lineno}:{raw.find(a) + 1}: cannot parse {a!r}: expected a register, "
                                  f"predicate, special register, immediate, [address] or label")
     base = op.split(".")[0]
+    needed, what = _OPERANDS_NEEDED.get(base, (0, ""))
+    if len(args) < needed:
+        raise InputFileError(f"{filename}:{lineno}:{column}: {op} needs {what}; it has {len(args)} operand(s)")
     guard = None if m.group("guard") in (None, "PT") else m.group("neg") + m.group("guard")
     target = args[0] if base in ("BRA", "SSY") else None
     dst: tuple[str, ...]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from warpcheck.models.errors import ConfigError, InputFileError, WarpcheckError
+from warpcheck.models.file_schemas import WorkloadFile, validated
 from warpcheck.models.files import load_toml
 from warpcheck.sim.frontend.workloads import Workload, parse_lines
 
@@ -279,25 +280,12 @@ def builtin(name: str) -> Workload:
 
 
 def workload_from_mapping(data: Mapping[str, Any], where: str) -> Workload:
-    """Build a workload from a parsed TOML table, naming unknown or mistyped keys."""
-    known = {"name", "description", "instructions", "loops", "branches", "seed", "opcodes"}
-    extra = sorted(set(data) - known)
-    if extra:
-        raise InputFileError(f"{where}: unknown key {extra[0]!r}; known keys: {', '.join(sorted(known))}")
-    lines = data.get("instructions")
-    if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
-        raise InputFileError(f"{where}: 'instructions' must be a list of instruction lines, e.g. [\"fadd f3 f1 f2\"]")
-    name = str(data.get("name", Path(where).stem))
-    tables = {k: data.get(k, {}) for k in ("loops", "branches", "opcodes")}
-    for key, table in tables.items():
-        if not isinstance(table, dict):
-            raise InputFileError(f"{where}: '{key}' must be a table, e.g. [{key}]")
-    seed = data.get("seed", 1)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise InputFileError(f"{where}: seed = {seed!r}; give an integer")
+    """Build a workload from a parsed TOML table checked against :class:`WorkloadFile`."""
+    spec = validated(WorkloadFile, data, where)
+    name = spec.name or Path(where).stem
     try:
-        kernel = parse_lines(name, lines, tables["opcodes"])
-        return Workload(name, kernel, tables["loops"], tables["branches"], seed, str(data.get("description", "")))
+        kernel = parse_lines(name, spec.instructions, spec.opcodes)
+        return Workload(name, kernel, spec.loops, spec.branches, spec.seed, spec.description)
     except WarpcheckError as e:
         raise InputFileError(f"{where}: {e}") from None
 

@@ -279,6 +279,9 @@ class Machine:
 
     def _setp(self, t: ThreadState, ins: Instruction, parts: list[str], args: list, dtype: str) -> None:
         cmp = next((p for p in parts[1:] if p in _CMP), "eq")
+        if len(args) < 2 or not ins.dst:
+            raise ConfigError(f"instruction {ins.opcode!r} (line {ins.line}) needs a destination predicate and two "
+                              f"sources to compare; it has {len(ins.dst)} and {len(args)}")
         a, b = (_as(x, dtype) for x in args[:2])
         r = _CMP[cmp](a, b)
         boolop = next((p for p in parts[1:] if p in ("and", "or", "xor")), None)
