@@ -66,6 +66,12 @@ def check_writable(path: str | Path, what: str, folder: bool = False) -> None:
         raise InputFileError(f"{what} {str(path)!r} cannot be written: folder {str(existing)!r} is not writable")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: str | Path, text: str, what: str = "output") -> None:
     """Write ``text`` to ``path`` all at once: a temporary file in the same folder, then a rename."""
     p = Path(path)
@@ -77,6 +83,7 @@ def atomic_write_text(path: str | Path, text: str, what: str = "output") -> None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; an output file gets the usual mode
         os.replace(tmp, p)
     except BaseException as e:
         Path(tmp).unlink(missing_ok=True)

@@ -417,3 +417,17 @@ def test_the_sm_schema_knows_every_configuration_field():
     from warpcheck.models.frontend.config import SMConfig
     from warpcheck.models.file_schemas import SMConfigFile
     assert set(SMConfigFile.model_fields) == {f.name for f in dc_fields(SMConfig)}
+
+
+def test_an_atomically_written_file_gets_the_usual_mode_not_the_temporary_files(tmp_path):
+    import os
+    import stat
+
+    from warpcheck.models.files import atomic_write_text
+    mask = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "w.json", "{}")
+        assert stat.S_IMODE((tmp_path / "w.json").stat().st_mode) == 0o644
+        assert [p.name for p in tmp_path.iterdir()] == ["w.json"]  # no temporary file left behind
+    finally:
+        os.umask(mask)
