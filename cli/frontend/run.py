@@ -116,30 +116,31 @@ class ProveOutcome:
 def _engine_run(job: ProveJob, progress: Progress) -> Result:
     if job.all_warps:
         return prove_parametric(job.config, job.prop, timeout=job.timeout)
+    t0 = time.monotonic()
     lifted = _lifted(job, progress)
     if lifted is not None:
         return lifted
+    timeout = None if job.timeout is None else max(job.timeout - (time.monotonic() - t0), 0.001)
     ts = get_property(job.prop).checked(job.design or FrontEnd(job.config))
     if job.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
         pts = Prologue(ts, job.prologue + 1)
-        return engine(job.engine)(pts, pts.guard(ts.agree), job.depth, job.timeout, progress=progress)
-    return engine(job.engine)(ts, ts.agree, job.depth, job.timeout, progress=progress)
+        return engine(job.engine)(pts, pts.guard(ts.agree), job.depth, timeout, progress=progress)
+    return engine(job.engine)(ts, ts.agree, job.depth, timeout, progress=progress)
 
 
 def _lifted(job: ProveJob, progress: Progress) -> Result | None:
     """For the baseline at many warps: a violation found at a few warps and confirmed at all of them."""
-    if job.engine not in ("auto", "bmc") or job.design is not None or job.prologue or job.config.design != "baseline":
+    if (job.engine not in ("auto", "bmc") or job.design is not None or job.prologue
+            or job.config.design != "baseline" or job.config.warps <= SMALL):
         return None
     t0 = time.monotonic()
-    if progress and job.config.warps > SMALL:
+    if progress:
         progress(f"lift: searching at {SMALL} warps first, then confirming at {job.config.warps}")
     cap = LIFT_BUDGET if job.timeout is None else min(LIFT_BUDGET, job.timeout / 2)
     got = lift_violation(job.config, get_property(job.prop).checked, job.depth, cap)
     if got is None:
-        if progress and job.config.warps > SMALL:
+        if progress:
             progress(f"lift: nothing confirmed ({time.monotonic() - t0:.1f} s); searching at full size")
-        if job.timeout is not None:
-            job.timeout = max(job.timeout - (time.monotonic() - t0), 0.001)
         return None
     trace, frame = got
     return Result(Status.FAIL, f"{job.engine}:lift", frame, seconds=time.monotonic() - t0, trace=trace,
