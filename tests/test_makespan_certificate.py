@@ -148,7 +148,7 @@ def test_ranking_bound_is_sound_and_its_certificate_holds_when_exact(text, sig, 
     sigma = {u: sig if u == "L" else other for u in sorted(set(text))}
     k = make_kernel(text, sigma)
     oracle = worst_case(k, warps).makespan
-    r = ranking_search(k, warps, budget=10, max_extra_cap=1)
+    r = ranking_search(k, warps, budget=10, max_extra=1)
     assert r.makespan <= oracle and (r.upper is None or r.upper >= oracle)
     if r.exact:
         c = certificate(text, sigma, warps, r.schedule, ("ranking", r))

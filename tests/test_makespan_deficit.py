@@ -8,7 +8,9 @@ from warpcheck.cli.main import main
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.sim.makespan.enum import worst_case
 from warpcheck.sim.makespan.replay import replay
-from warpcheck.verify.makespan.abstract import abstract_search, bound_with_cap
+from warpcheck.models.makespan.moves import CountMoves
+from warpcheck.models.makespan.sm import CountSM
+from warpcheck.verify.makespan.abstract import AbstractGraph, abstract_search, bound_with_caps, default_caps
 
 
 @settings(max_examples=25, deadline=None)
@@ -18,13 +20,34 @@ def test_deficit_bound_is_sound_and_exact_claims_hold(text, sig, lat, warps):
     text = text[:-1] + text[-1] + lat  # sometimes a multi-cycle last instruction
     k = make_kernel(text, {u: sig if u == "L" else "1" for u in set(text)})
     oracle = worst_case(k, warps).makespan
-    for cap in (max(k.sigma_of(u) for u in k.units),):
-        found = bound_with_cap(k, warps, cap, time.monotonic() + 5)  # a rare kernel's graph explodes
-        assert found is None or found[0] >= oracle
-    r = abstract_search(k, warps, max_cap=2, budget=2)
+    found = bound_with_caps(k, warps, default_caps(k), time.monotonic() + 5)  # a rare kernel's graph explodes
+    assert found is None or found[0] >= oracle
+    r = abstract_search(k, warps, max_extra=1, budget=2)
     assert r.makespan <= oracle and replay(r.schedule).ok and replay(r.schedule).makespan == r.makespan
     if r.exact:
         assert r.makespan == oracle
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=st.text(alphabet="LCM", min_size=1, max_size=5), sig=st.sampled_from(["1", "2", "3", "1/2"]),
+       lat=st.sampled_from(["", "3", "2p"]), warps=st.integers(1, 5), extra=st.integers(0, 1))
+def test_every_concrete_move_has_its_abstract_move(text, sig, lat, warps, extra):
+    """The law behind every bound: alpha(s) -> alpha(t) with the same leaving warps, for every reached s -> t."""
+    k = make_kernel(text + lat, {u: sig if u == "L" else "1" for u in set(text)})
+    ag, moves = AbstractGraph(k, default_caps(k, extra)), CountMoves(CountSM(k, warps))
+    todo, seen = [tuple([warps] + [0] * ag.P)], set()
+    while todo:
+        s = todo.pop()
+        if s in seen or s[-1] == warps:
+            continue
+        seen.add(s)
+        abstract = set(ag.moves(ag.alpha(s)))
+        for issued, t in moves.successors(s):
+            left = [0 if ag.wait[p] else min(s[p], ag.caps[p]) for p in range(ag.P)]
+            for p, x in issued:
+                left[p] = x
+            assert (tuple(left), ag.alpha(t)) in abstract, (s, t)
+            todo.append(t)
 
 
 def test_deficit_is_exact_on_both_benchmark_families_at_w_32():

@@ -140,7 +140,7 @@ def test_paper_ilp_solves_after_a_highs_solve_with_other_threads():
        lat=st.sampled_from(["", "2", "3p"]), data=st.data())
 def test_compiled_moves_equal_the_models_choices_and_step(text, sig, lat, data):
     from warpcheck.encodings.concrete import CONCRETE
-    from warpcheck.sim.makespan.enum import CountMoves
+    from warpcheck.models.makespan.moves import CountMoves
 
     k = make_kernel(text + lat, {u: sig if u == "L" else "2" for u in set(text)})
     sm = CountSM(k, 5)

@@ -18,10 +18,10 @@ def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
         return {"method": "enumerate", "cap": warps + 1, "weight": "cycles", "unit": None, "states": states}
     if kind == "ranking":  # capped count states, rational potential, and the linear part
         states = [list(a) + [str(v)] for a, v in result.potential.items()]
-        return {"method": "ranking", "cap": result.cap, "weight": "cycles", "unit": None,
+        return {"method": "ranking", "cap": list(result.caps), "weight": "cycles", "unit": None,
                 "linear": [str(v) for v in result.linear], "states": states}
     states = [list(a) + [v] for a, v in result.potential.items()]
-    return {"method": "deficit", "cap": result.cap, "weight": "deficit", "unit": result.unit, "states": states}
+    return {"method": "deficit", "cap": list(result.caps), "weight": "deficit", "unit": result.unit, "states": states}
 
 
 def certificate(kernel: str, sigma: dict[str, str], warps: int, schedule: Schedule,

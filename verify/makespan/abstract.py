@@ -4,110 +4,220 @@ For any unit type u, count slot-cycles: sigma_u * T = W * w_u + D_u, where
 w_u is the slot-cycles one warp needs on u and D_u the slots of u left unused
 over the run (the deficit).  So bounding the deficit bounds the makespan, and
 the deficit of a cycle depends only on which phases hold how many warps, up
-to sigma: a warp count capped at K = max sigma is enough to know it.
+to sigma: a warp count capped at sigma is enough to know it.
 
-The abstract state is the count of each phase capped at K (done not kept).
-Its successors are computed by stepping the model itself (``CountSM.step``)
-on concrete representatives (a capped count K stands for K .. K + sigma_max,
-which covers every way a larger count can move).  W plays no part: the graph
-over-approximates every W >= K.  The longest deficit path from the initial
-abstract state to the all-done state bounds D_u; a cycle through a state with
-a deficit means no bound from u (the cap then grows by one).  The bound is
-exact when a run reaches it: a beam search over concrete states, ranked by
-deficit so far plus abstract deficit-to-go, looks for one.
+The abstract state is the count of each phase capped at that phase's own cap
+(done not kept): at least sigma of its unit for a wait phase, so that a capped
+phase makes its unit's issue count known (ready >= sigma >= free slots);
+sigma + 1 for a busy stage that holds its slot (such counts never exceed
+sigma, so they stay exact).  Moves are computed symbolically from the cycle
+rules (:meth:`AbstractGraph.moves`): a capped count stands for "cap or more",
+so its next count is "at least so many", which abstracts to every value from
+there up to the cap.  W plays no part: the graph over-approximates every W
+from the largest cap on.  The longest deficit path from the initial abstract
+state to the all-done state bounds D_u; a cycle through a state with a
+deficit means no bound from u (the caps then grow).  The bound is exact when
+a run reaches it: a beam search over concrete states, ranked by deficit so
+far plus abstract deficit-to-go, looks for one.
 """
 from __future__ import annotations
 
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
-import networkx as nx
-
-from warpcheck.encodings.concrete import CONCRETE
-from warpcheck.models.makespan.sm import CountSM
 from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.schedule import Schedule, from_counts
+from warpcheck.models.makespan.sm import CountSM, splits
 
 Abs = tuple[int, ...]
+Move = tuple[tuple[int, ...], Abs]  # warps leaving each phase (a capped busy stage: its cap), next abstract state
+Run = list[dict[str, int]]
+
+
+def default_caps(kernel: MkKernel, extra: int = 0) -> Abs:
+    """Per-phase caps: sigma (+ extra) for wait phases and pipelined stages, sigma + 1 for slot holders."""
+    sm = CountSM(kernel, 1)
+    return tuple(kernel.sigma_of(sm.unit_of(p)) + (1 if sm.holds_slot(p) else extra) for p in range(sm.done))
 
 
 class AbstractGraph:
-    """The capped-count graph of a kernel, with the per-unit deficit of every abstract state."""
+    """The capped-count graph of a kernel: symbolic moves, per-unit deficits, and longest deficit paths."""
 
-    def __init__(self, kernel: MkKernel, cap: int) -> None:
+    def __init__(self, kernel: MkKernel, caps: Abs) -> None:
         self.sm = CountSM(kernel, 1)
-        self.K = cap
-        smax = max(kernel.sigma_of(u) for u in kernel.units)
-        self.span = self.K + smax  # representatives of a capped count: K .. K + sigma_max
-        self.n_abs = len(self.sm.phases) - 1
-        self.graph = nx.DiGraph()
-        self.deficit: dict[Abs, dict[str, int]] = {}
+        self.P = self.sm.done
+        if len(caps) != self.P:
+            raise ValueError(f"{len(caps)} caps for {self.P} phases")  # a caller bug
+        self.caps = caps
+        self.wait = [self.sm.phases[p].is_wait for p in range(self.P)]
+        self.units = [(u, kernel.sigma_of(u), self.sm.waits_on(u), self.sm.holders_on(u)) for u in kernel.units]
+        self.succ: dict[Abs, list[Move]] = {}
+        self._splits: dict[tuple[tuple[int, ...], int], list[tuple[tuple[int, int], ...]]] = {}
+        self._sccs: list[list[Abs]] | None = None
 
-    def alpha(self, s: dict[str, int]) -> Abs:
-        return tuple(min(s[f"n{p}"], self.K) for p in range(self.n_abs))
+    @property
+    def done(self) -> Abs:
+        return tuple(0 for _ in range(self.P))
 
-    def reps(self, a: Abs) -> list[dict[str, int]]:
-        """Concrete states standing for abstract state a (a capped count K: K .. K + max sigma)."""
-        ranges = [[v] if v < self.K else range(self.K, self.span + 1) for v in a]
-        return [{**{f"n{p}": v for p, v in enumerate(vals)}, f"n{self.n_abs}": 0}
-                for vals in itertools.product(*ranges)]
+    def alpha(self, counts: Sequence[int]) -> Abs:
+        """The abstract state of a concrete count tuple (the done count, if present, is dropped)."""
+        return tuple(min(n, c) for n, c in zip(counts, self.caps))
 
-    def _unit_deficit(self, s: dict[str, int]) -> dict[str, int]:
-        out = {}
-        for u in self.sm.kernel.units:
-            free = self.sm.free_slots(CONCRETE, s, u)
-            out[u] = max(0, free - self.sm.ready(CONCRETE, s, u))
+    def _issue(self, a: Sequence[int], sigma: int, waits: list[int], holders: list[int]) -> int | None:
+        """How many warps the unit issues: min(free, ready), ready >= sigma when a wait count is capped."""
+        free = sigma - sum(a[p] for p in holders)
+        if free < 0:
+            return None  # more slots held than the unit has: never reached
+        if any(a[p] >= self.caps[p] for p in waits):
+            return free
+        return min(free, sum(a[p] for p in waits))
+
+    def deficit(self, a: Sequence[int], unit: str) -> int:
+        """Unused slots of ``unit`` in a state (abstract, or concrete: a concrete count is exact)."""
+        if not any(a):
+            return 0
+        for u, sigma, waits, holders in self.units:
+            if u == unit:
+                free = sigma - sum(a[p] for p in holders)
+                capped = any(a[p] >= self.caps[p] for p in waits)
+                return 0 if capped else max(0, free - sum(a[p] for p in waits))
+        raise KeyError(unit)
+
+    def moves(self, a: Abs) -> list[Move]:
+        """Every abstract move out of ``a``: a work-conserving issue choice and every next abstract state."""
+        per_unit = []
+        for _, sigma, waits, holders in self.units:
+            issue = self._issue(a, sigma, waits, holders)
+            if issue is None:
+                return []
+            per_unit.append(self._unit_splits(a, waits, issue))
+        P, caps = self.P, self.caps
+        left0 = [0 if self.wait[p] else a[p] for p in range(P)]
+        next0 = [(a[q] if self.wait[q] else 0) + (left0[q - 1] if q else 0) for q in range(P)]
+        # next counts known only from below: a capped wait phase's own, and the one after a capped busy stage
+        open_ = sorted({q if self.wait[q] else q + 1 for q in range(P) if a[q] >= caps[q]} - {P})
+        out: list[Move] = []
+        for combo in itertools.product(*per_unit):
+            left, nxt = left0[:], next0[:]
+            for part in combo:
+                for p, x in part:
+                    left[p] = x
+                    nxt[p] -= x
+                    if p + 1 < P:
+                        nxt[p + 1] += x
+            b = [min(v, c) for v, c in zip(nxt, caps)]
+            ranged = [q for q in open_ if nxt[q] < caps[q]]
+            if not ranged:
+                out.append((tuple(left), tuple(b)))
+                continue
+            for vals in itertools.product(*[range(nxt[q], caps[q] + 1) for q in ranged]):
+                for q, v in zip(ranged, vals):
+                    b[q] = v
+                out.append((tuple(left), tuple(b)))
         return out
 
-    def deficit_of(self, s: dict[str, int], unit: str) -> int:
-        """The unused slots of ``unit`` in concrete state ``s``."""
-        return self._unit_deficit(s)[unit]
+    def _unit_splits(self, a: Abs, waits: list[int], issue: int) -> list[tuple[tuple[int, int], ...]]:
+        """Every split of ``issue`` warps over the unit's non-empty wait phases (patterns cached by their caps)."""
+        nz = [p for p in waits if a[p]]
+        caps = tuple(min(a[p], issue) for p in nz)
+        key = (caps, issue)
+        if key not in self._splits:
+            self._splits[key] = [tuple((j, x) for j, x in enumerate(split) if x) for split in splits(list(caps), issue)]
+        return [tuple((nz[j], x) for j, x in pattern) for pattern in self._splits[key]]
 
     def build(self, start: Abs, deadline: float | None = None) -> bool:
         """Explore every abstract state reachable from ``start``; False if the deadline passed first."""
-        todo, seen = [start], {start}
+        todo = [start]
+        self.succ.setdefault(start, [])
+        seen = {start}
         while todo:
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and len(self.succ) % 256 == 0 and time.monotonic() > deadline:
                 return False
             a = todo.pop()
-            reps = self.reps(a)
-            self.deficit[a] = self._unit_deficit(reps[0])
-            self.graph.add_node(a)
-            if not any(a):
-                continue
-            for s in reps:
-                for inp in self.sm.choices(s):
-                    b = self.alpha(self.sm.step(CONCRETE, s, inp))
-                    self.graph.add_edge(a, b)
-                    if b not in seen:
-                        seen.add(b)
-                        todo.append(b)
+            self.succ[a] = [] if not any(a) else self.moves(a)
+            for _, b in self.succ[a]:
+                if b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+        self._sccs = None
         return True
 
+    def states(self) -> int:
+        return len(self.succ)
+
+    def sccs(self) -> list[list[Abs]]:
+        """Strongly connected components, each after every component it reaches (Tarjan, iterative)."""
+        if self._sccs is None:
+            self._sccs = _tarjan({a: [b for _, b in ms] for a, ms in self.succ.items()})
+        return self._sccs
+
     def deficit_to_go(self, unit: str) -> dict[Abs, int] | None:
-        """Longest deficit path from each state to the done state, or None if a deficit lies on a cycle."""
-        done = tuple(0 for _ in range(self.n_abs))
-        live = nx.ancestors(self.graph, done) | {done}
-        g = self.graph.subgraph(live).copy()
-        cond = nx.condensation(g)
-        for c in cond.nodes:
-            members = cond.nodes[c]["members"]
-            cyclic = len(members) > 1 or any(g.has_edge(m, m) for m in members)
-            if cyclic and any(self.deficit[m][unit] for m in members):
-                return None
+        """Longest deficit path from each state to the done state, or None if a deficit lies on a live cycle.
+
+        States that cannot reach the done state get no entry: no concrete run
+        passes through them, since every run ends with all warps done.
+        """
         togo: dict[Abs, int] = {}
-        for c in reversed(list(nx.topological_sort(cond))):
-            for m in cond.nodes[c]["members"]:
-                nxt = [togo[b] for b in g.successors(m) if b in togo]
-                togo[m] = (self.deficit[m][unit] if any(m) else 0) + (max(nxt) if nxt else 0)
-            # members of a deficit-free cycle share the best exit: iterate to a fixpoint
-            for _ in range(len(cond.nodes[c]["members"])):
-                for m in cond.nodes[c]["members"]:
-                    nxt = [togo[b] for b in g.successors(m) if b in togo]
-                    togo[m] = max(togo[m], (self.deficit[m][unit] if any(m) else 0) + (max(nxt) if nxt else 0))
+        for comp in self.sccs():
+            members = set(comp)
+            exits = [togo[b] for m in comp for _, b in self.succ[m] if b in togo and b not in members]
+            if comp == [self.done]:
+                togo[self.done] = 0
+                continue
+            cyclic = len(comp) > 1 or any(b == comp[0] for _, b in self.succ[comp[0]])
+            if not exits:
+                continue
+            if cyclic:
+                if any(self.deficit(m, unit) for m in comp):
+                    return None
+                for m in comp:  # deficit-free: every member reaches the best exit at no cost
+                    togo[m] = max(exits)
+            else:
+                togo[comp[0]] = self.deficit(comp[0], unit) + max(exits)
         return togo
+
+
+def _tarjan(graph: dict[Abs, list[Abs]]) -> list[list[Abs]]:
+    index: dict[Abs, int] = {}
+    low: dict[Abs, int] = {}
+    on_stack: set[Abs] = set()
+    stack: list[Abs] = []
+    out: list[list[Abs]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work: list[tuple[Abs, Iterator[Abs]]] = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(graph.get(w, ()))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    out.append(comp)
+    return out
 
 
 def work(kernel: MkKernel, unit: str) -> int:
@@ -126,16 +236,15 @@ class AbstractResult:
     exact: bool
     seconds: float
     states: int
-    cap: int = 0
+    caps: Abs = ()
     potential: dict[Abs, int] | None = None  # the deficit to go from every abstract state (the proof)
 
 
-def bound_with_cap(kernel: MkKernel, warps: int, cap: int,
-                   deadline: float | None = None) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
-    """The best bound over units with counts capped at ``cap`` (at least max sigma), or None."""
-    ag = AbstractGraph(kernel, cap)
-    sm = CountSM(kernel, warps)
-    a0 = ag.alpha(sm.init(CONCRETE, {}))
+def bound_with_caps(kernel: MkKernel, warps: int, caps: Abs, deadline: float | None = None
+                    ) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
+    """The best deficit bound over units with these per-phase caps, or None."""
+    ag = AbstractGraph(kernel, caps)
+    a0 = ag.alpha((warps,) + (0,) * (ag.P - 1))
     if not ag.build(a0, deadline):
         return None
     best = None
@@ -149,103 +258,109 @@ def bound_with_cap(kernel: MkKernel, warps: int, cap: int,
     return best
 
 
-def bounds_by_cap(caps: Iterable[int], deadline: float, label: str, progress: Callable[[str], None] | None,
-                  bound: Callable[[int], Any]) -> Iterator[tuple[int, Any]]:
-    """The bound found at each cap (skipping caps that give none) while the deadline lasts."""
-    for cap in caps:
+def bounds_by_caps(extras: Iterable[int], kernel: MkKernel, deadline: float, label: str,
+                   progress: Callable[[str], None] | None, bound: Callable[[Abs], Any]) -> Iterator[tuple[Abs, Any]]:
+    """The bound found with caps sigma + extra, for each extra (skipping those that give none) while time lasts."""
+    for extra in extras:
         if time.monotonic() > deadline:
             return
-        found = bound(cap)
+        caps = default_caps(kernel, extra)
+        found = bound(caps)
         if progress:
-            progress(f"{label}: cap {cap}: bound {found[0] if found else None}")
+            progress(f"{label}: caps sigma+{extra}: bound {found[0] if found else None}")
         if found is not None:
-            yield cap, found
+            yield caps, found
 
 
-def abstract_search(kernel: MkKernel, warps: int, max_cap: int | None = None, budget: float = 30.0,
+def abstract_search(kernel: MkKernel, warps: int, max_extra: int = 2, budget: float = 30.0,
                     progress: Callable[[str], None] | None = None) -> AbstractResult:
     """Bound the makespan by deficit accounting, and try to reach the bound with a guided run.
 
-    The cap grows from max sigma to ``max_cap`` (default max sigma + 1: a
-    finer abstraction) while the bound is not met and the time budget lasts.
+    The caps grow from sigma to sigma + ``max_extra`` (a finer abstraction)
+    while the bound is not met and the time budget lasts.
     """
     start = time.monotonic()
-    smax = max(kernel.sigma_of(u) for u in kernel.units)
-    max_cap = smax + 1 if max_cap is None else max_cap
     sm = CountSM(kernel, warps)
-    best, run = None, first_runs(sm)
-    for cap, found in bounds_by_cap(range(smax, max_cap + 1), start + budget, "abstract", progress,
-                                    lambda cap: bound_with_cap(kernel, warps, cap, start + budget)):
+    moves = CountMoves(sm)
+    best, run = None, first_runs(sm, moves)
+    for _, found in bounds_by_caps(range(max_extra + 1), kernel, start + budget, "abstract", progress,
+                                   lambda caps: bound_with_caps(kernel, warps, caps, start + budget)):
         if best is None or found[0] < best[0]:
             best = found
+        ag, togo, unit = found[3], found[2], found[1]
         for width in (1, 8, 64):
-            if len(run) >= found[0]:
+            if len(run) >= best[0] or time.monotonic() - start > budget:
                 break
-            guided = _guided_run(sm, found[3], found[2], found[1], width)
+            guided = guided_run(moves, lambda k, u=unit, g=togo, a=ag: (a.deficit(k, u), g.get(a.alpha(k))), width,
+                                start + budget)
             run = guided if len(guided) > len(run) else run
             if progress:
                 progress(f"abstract: beam {width}: run of {len(guided)} cycles")
-            if len(run) >= found[0] or time.monotonic() - start > budget:
-                break
         if len(run) >= best[0] or time.monotonic() - start > budget:
             break
     upper = best[0] if best else None
     return AbstractResult(upper, best[1] if best else None, len(run), from_counts(sm, run),
                           upper == len(run), time.monotonic() - start,
-                          best[3].graph.number_of_nodes() if best else 0,
-                          best[3].K if best else 0, best[2] if best else None)
+                          best[3].states() if best else 0, best[3].caps if best else (), best[2] if best else None)
 
 
-def complete_first(sm: CountSM) -> list[dict[str, int]]:
-    """A run that always takes the first work-conserving choice."""
-    s, run = sm.init(CONCRETE, {}), []
-    while not sm.finished(CONCRETE, s):
-        inp = next(sm.choices(s))
-        s = sm.step(CONCRETE, s, inp)
-        run.append(inp)
+def _run_of(moves: CountMoves, pick: Callable[[list[tuple[tuple[tuple[int, int], ...], tuple[int, ...]]]], Any]
+            ) -> Run:
+    k, run = tuple([moves.sm.warps] + [0] * moves.sm.done), []
+    while k[-1] != moves.sm.warps:
+        inp, k = pick(moves.successors(k))
+        run.append({f"a{p}": x for p, x in inp})
     return run
 
 
-def priority_run(sm: CountSM, latest_first: bool) -> list[dict[str, int]]:
+def priority_run(moves: CountMoves, latest_first: bool) -> Run:
     """The run that always issues from the earliest (or the latest) wait phases first: often a worst case."""
-    order = sm.waits[::-1] if latest_first else sm.waits
-    s, run = sm.init(CONCRETE, {}), []
-    while not sm.finished(CONCRETE, s):
-        inp = max(sm.choices(s), key=lambda i: tuple(i.get(f"a{p}", 0) for p in order))
-        s = sm.step(CONCRETE, s, inp)
-        run.append(inp)
-    return run
+    order = moves.sm.waits[::-1] if latest_first else moves.sm.waits
+
+    def rank(e: Any) -> tuple[int, ...]:
+        got = dict(e[0])
+        return tuple(got.get(p, 0) for p in order)
+    return _run_of(moves, lambda succ: max(succ, key=rank))
 
 
-def first_runs(sm: CountSM) -> list[dict[str, int]]:
+def first_runs(sm: CountSM, moves: CountMoves | None = None) -> Run:
     """The longest of three cheap runs: first choice, earliest phases first, latest phases first."""
-    return max((complete_first(sm), priority_run(sm, False), priority_run(sm, True)), key=len)
+    moves = moves or CountMoves(sm)
+    return max((_run_of(moves, lambda succ: succ[0]), priority_run(moves, False), priority_run(moves, True)), key=len)
 
 
-def _guided_run(sm: CountSM, ag: AbstractGraph, togo: dict[Abs, int], unit: str, width: int) -> list[dict[str, int]]:
-    """Beam search for a long run: keep the ``width`` states with most deficit so far plus abstract deficit-to-go."""
-    names = [v.name for v in sm.state_vars()]
-    start = sm.init(CONCRETE, {})
-    beam: list[tuple[int, dict[str, int], list]] = [(0, start, [])]
-    finished: list[tuple[int, list]] = []
+def guided_run(moves: CountMoves, score: Callable[[tuple[int, ...]], tuple[Any, Any]], width: int,
+               deadline: float | None = None) -> Run:
+    """Beam search for a long run: keep the ``width`` states with most gain so far plus ``score``'s to-go part.
+
+    ``score(k)`` gives (gain of state k itself, estimate to go from k, None
+    where k cannot lead to the end); the beam keeps the states with the
+    largest gain so far plus estimate.
+    """
+    warps = moves.sm.warps
+    root = tuple([warps] + [0] * moves.sm.done)
+    beam: list[tuple[Any, tuple[int, ...], tuple]] = [(0, root, ())]
+    best: tuple = ()
     while beam:
-        nxt: dict[tuple[int, ...], tuple[int, int, dict[str, int], Any]] = {}
-        for spent, s, path in beam:
-            if sm.finished(CONCRETE, s):
-                finished.append((spent, path))
+        if deadline is not None and time.monotonic() > deadline:
+            return []
+        nxt: dict[tuple[int, ...], tuple[Any, Any, tuple]] = {}
+        for spent, k, path in beam:
+            if k[-1] == warps:
+                best = path
                 continue
-            spent2 = spent + ag.deficit_of(s, unit)
-            for inp in sm.choices(s):
-                t = sm.step(CONCRETE, s, inp)
-                key = tuple(t[n] for n in names)
-                score = spent2 + togo.get(ag.alpha(t), -10 ** 9)
-                if key not in nxt or nxt[key][0] < score:
-                    nxt[key] = (score, spent2, t, (path, inp))
-        ranked = sorted(nxt.values(), key=lambda e: -e[0])[:width]
-        beam = [(spent, t, path) for _, spent, t, path in ranked]
-    best = max(finished, key=lambda e: e[0])[1]
-    out: list[dict[str, int]] = []
+            spent2 = spent + score(k)[0]
+            for inp, t in moves.successors(k):
+                togo = score(t)[1]
+                if togo is None:
+                    continue
+                sc = spent2 + togo
+                if t not in nxt or nxt[t][0] < sc:
+                    nxt[t] = (sc, spent2, (path, inp))
+        ranked = sorted(nxt.items(), key=lambda e: -e[1][0])[:width]
+        beam = [(spent, t, path) for t, (_, spent, path) in ranked]
+    out: Run = []
     while best:
         best, inp = best
-        out.append(inp)
+        out.append({f"a{p}": x for p, x in inp})
     return out[::-1]
