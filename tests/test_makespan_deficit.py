@@ -22,7 +22,7 @@ def test_deficit_bound_is_sound_and_exact_claims_hold(text, sig, lat, warps):
     oracle = worst_case(k, warps).makespan
     found = bound_with_caps(k, warps, default_caps(k), time.monotonic() + 5)  # a rare kernel's graph explodes
     assert found is None or found[0] >= oracle
-    r = abstract_search(k, warps, max_extra=1, budget=2)
+    r = abstract_search(k, warps, budget=2)
     assert r.makespan <= oracle and replay(r.schedule).ok and replay(r.schedule).makespan == r.makespan
     if r.exact:
         assert r.makespan == oracle

@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from warpcheck.models.makespan.kernel import MkKernel
@@ -57,6 +58,7 @@ class AbstractGraph:
         self.succ: dict[Abs, list[Move]] = {}
         self._splits: dict[tuple[tuple[int, ...], int], list[tuple[tuple[int, int], ...]]] = {}
         self._sccs: list[list[Abs]] | None = None
+        self.blame: list[Abs] = []
 
     @property
     def done(self) -> Abs:
@@ -172,6 +174,7 @@ class AbstractGraph:
                 continue
             if cyclic:
                 if any(self.deficit(m, unit) for m in comp):
+                    self.blame = comp  # where refinement starts: the counts capped on this cycle
                     return None
                 for m in comp:  # deficit-free: every member reaches the best exit at no cost
                     togo[m] = max(exits)
@@ -244,9 +247,13 @@ def bound_with_caps(kernel: MkKernel, warps: int, caps: Abs, deadline: float | N
                     ) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
     """The best deficit bound over units with these per-phase caps, or None."""
     ag = AbstractGraph(kernel, caps)
-    a0 = ag.alpha((warps,) + (0,) * (ag.P - 1))
-    if not ag.build(a0, deadline):
+    if not ag.build(ag.alpha((warps,) + (0,) * (ag.P - 1)), deadline):
         return None
+    return _best_bound(ag, kernel, warps)
+
+
+def _best_bound(ag: AbstractGraph, kernel: MkKernel, warps: int) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
+    a0 = ag.alpha((warps,) + (0,) * (ag.P - 1))
     best = None
     for u in kernel.units:
         togo = ag.deficit_to_go(u)
@@ -272,36 +279,80 @@ def bounds_by_caps(extras: Iterable[int], kernel: MkKernel, deadline: float, lab
             yield caps, found
 
 
-def abstract_search(kernel: MkKernel, warps: int, max_extra: int = 2, budget: float = 30.0,
+def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds: int = 12,
                     progress: Callable[[str], None] | None = None) -> AbstractResult:
-    """Bound the makespan by deficit accounting, and try to reach the bound with a guided run.
+    """Bound the makespan by deficit accounting, refining the caps until a guided run meets the bound.
 
-    The caps grow from sigma to sigma + ``max_extra`` (a finer abstraction)
-    while the bound is not met and the time budget lasts.
+    Refinement raises by one the caps of the phases that are capped where
+    the abstraction is too coarse: on a cycle with a deficit of the busiest
+    unit (no bound), or along the longest deficit path (a bound no run meets).
     """
     start = time.monotonic()
+    deadline = start + budget
     sm = CountSM(kernel, warps)
     moves = CountMoves(sm)
-    best, run = None, first_runs(sm, moves)
-    for _, found in bounds_by_caps(range(max_extra + 1), kernel, start + budget, "abstract", progress,
-                                   lambda caps: bound_with_caps(kernel, warps, caps, start + budget)):
-        if best is None or found[0] < best[0]:
-            best = found
-        ag, togo, unit = found[3], found[2], found[1]
-        for width in (1, 8, 64):
-            if len(run) >= best[0] or time.monotonic() - start > budget:
-                break
-            guided = guided_run(moves, lambda k, u=unit, g=togo, a=ag: (a.deficit(k, u), g.get(a.alpha(k))), width,
-                                start + budget)
-            run = guided if len(guided) > len(run) else run
-            if progress:
-                progress(f"abstract: beam {width}: run of {len(guided)} cycles")
-        if len(run) >= best[0] or time.monotonic() - start > budget:
+    best, run, caps = None, first_runs(sm, moves), default_caps(kernel)
+    for _ in range(max_rounds):
+        if time.monotonic() > deadline:
             break
+        ag = AbstractGraph(kernel, caps)
+        if not ag.build(ag.alpha((warps,) + (0,) * (ag.P - 1)), deadline):
+            break
+        found = _best_bound(ag, kernel, warps)
+        if progress:
+            progress(f"abstract: caps {list(caps)}, {ag.states()} states: bound {found[0] if found else None}")
+        if found is None:
+            refine = _blamed(ag, kernel)
+        else:
+            best = found if best is None or found[0] < best[0] else best
+            run = _longer_run(moves, found, run, best[0], deadline, progress)
+            if len(run) >= best[0]:
+                break
+            refine = _capped_on_longest_path(ag, found[2], found[1], warps)
+        if not refine:
+            break
+        caps = tuple(c + 1 if p in refine else c for p, c in enumerate(caps))
     upper = best[0] if best else None
     return AbstractResult(upper, best[1] if best else None, len(run), from_counts(sm, run),
                           upper == len(run), time.monotonic() - start,
                           best[3].states() if best else 0, best[3].caps if best else (), best[2] if best else None)
+
+
+def _longer_run(moves: CountMoves, found: tuple[int, str, dict[Abs, int], AbstractGraph], run: Run, target: int,
+                deadline: float, progress: Callable[[str], None] | None) -> Run:
+    """Beam searches of growing width, ranked by deficit so far plus abstract deficit to go, until one meets target."""
+    _, unit, togo, ag = found
+    for width in (1, 8, 64):
+        if len(run) >= target or time.monotonic() > deadline:
+            break
+        guided = guided_run(moves, lambda k: (ag.deficit(k, unit), togo.get(ag.alpha(k))), width, deadline)
+        run = guided if len(guided) > len(run) else run
+        if progress:
+            progress(f"abstract: beam {width}: run of {len(guided)} cycles")
+    return run
+
+
+def _blamed(ag: AbstractGraph, kernel: MkKernel) -> set[int]:
+    """Phases capped on a deficit cycle of the busiest units (those whose work could bound the makespan)."""
+    slope = max(Fraction(work(kernel, u), kernel.sigma_of(u)) for u in kernel.units)
+    out: set[int] = set()
+    for u in kernel.units:
+        if Fraction(work(kernel, u), kernel.sigma_of(u)) == slope and ag.deficit_to_go(u) is None:
+            out |= {p for m in ag.blame for p in range(ag.P) if m[p] >= ag.caps[p]}
+    return out
+
+
+def _capped_on_longest_path(ag: AbstractGraph, togo: dict[Abs, int], unit: str, warps: int) -> set[int]:
+    """Phases capped somewhere on a longest deficit path from the initial state."""
+    a, out, seen = ag.alpha((warps,) + (0,) * (ag.P - 1)), set(), set()
+    while a != ag.done and a not in seen:
+        seen.add(a)
+        out |= {p for p in range(ag.P) if a[p] >= ag.caps[p]}
+        nxt = [b for _, b in ag.succ[a] if b in togo and togo[b] == togo[a] - ag.deficit(a, unit)]
+        if not nxt:
+            break
+        a = nxt[0]
+    return out
 
 
 def _run_of(moves: CountMoves, pick: Callable[[list[tuple[tuple[tuple[int, int], ...], tuple[int, ...]]]], Any]
