@@ -107,14 +107,16 @@ def ranking_bound(kernel: MkKernel, warps: int, caps: Abs, deadline: float | Non
     x = solve_lp(n, cost, rows, lower, left)
     if x is None:
         return None
-    return _rational(x, states, moves, busy, warps, start)
+    return _rational(x, states, moves, busy, warps, start, deadline)
 
 
 def _rational(x: list[float], states: list[Abs], moves: set[Move], busy: list[int], warps: int,
-              start: Abs) -> tuple[int, list[Fraction], dict[Abs, Fraction]] | None:
+              start: Abs, deadline: float | None) -> tuple[int, list[Fraction], dict[Abs, Fraction]] | None:
     """Round the LP's floats to small denominators until the rows hold exactly."""
     P = len(start)
     for den in (1, 2, 6, 12, 60, 420, 2520):
+        if deadline is not None and time.monotonic() > deadline:
+            return None
         c = [Fraction(v).limit_denominator(den) for v in x[:P]] + [Fraction(0)]
         g = {a: Fraction(x[P + i]).limit_denominator(den) for i, a in enumerate(states)}
         done = g[tuple(0 for _ in range(P))]
