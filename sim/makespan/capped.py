@@ -113,13 +113,12 @@ class CappedRules:
         capped = [v == k and not h for v, k, h in zip(a, caps, self.holds)]
         per_unit, weight = [], 1
         for j, (sigma, waits, holders) in enumerate(zip(self.sigma, self.waits, self.holders)):
-            free = sigma - sum(n[p] for p in holders)
-            full = any(capped[p] for p in waits)  # ready >= cap >= sigma >= free
-            ready = sum(n[p] for p in waits)
-            issue = free if full else min(free, ready)
+            # a capped wait count is cap >= sigma >= free or more: the cap alone fixes issue, deficit, bounds
+            free, ready = sigma - sum(n[p] for p in holders), sum(n[p] for p in waits)
+            issue = min(free, ready)
             if j == self.weight_unit:
-                weight = 0 if full else max(0, free - ready)
-            bounds = tuple((p, issue if capped[p] else min(n[p], issue)) for p in waits if n[p])
+                weight = max(0, free - ready)
+            bounds = tuple((p, min(n[p], issue)) for p in waits if n[p])
             per_unit.append(self._split(j, bounds, issue))
         raw, drop = [v if w else 0 for v, w in zip(n, self.wait)] + [0], 0
         for p in self.busy:
