@@ -56,7 +56,9 @@ Split = tuple[tuple[tuple[int, int], ...], int]  # (phase, warps issued) pairs, 
 def split_issues(bounds: Sequence[tuple[int, int]], k: int) -> list[tuple[tuple[int, int], ...]]:
     """Every way to issue k warps from phases (phase, at most this many), as (phase, warps) pairs with warps > 0."""
     room = list(itertools.accumulate([b for _, b in bounds][::-1]))[::-1] + [0]
-    out, stack = [], [(0, k, ())]
+    Pairs = tuple[tuple[int, int], ...]
+    out: list[Pairs] = []
+    stack: list[tuple[int, int, Pairs]] = [(0, k, ())]
     while stack:
         j, left, head = stack.pop()
         if left == 0:
@@ -90,6 +92,7 @@ class CappedRules:
         self.busy = [p for p, w in enumerate(self.wait) if not w]
         self.holder_phases = [p for p, h in enumerate(self.holds) if h]
         self._splits: dict[tuple[int, tuple[tuple[int, int], ...], int], list[Split]] = {}
+        self._opts: dict[tuple[int, int, bool], list[tuple[int, int]]] = {}
 
     def low_wait_cap(self, a: Counts) -> int | None:
         """A wait phase of ``a`` at a cap below its unit's sigma (the issue count is then open), or None."""
@@ -111,16 +114,8 @@ class CappedRules:
         """Every symbolic move (weight, next entry, least drop) of entry ``a`` in its view ``n``."""
         caps = self.caps
         capped = [v == k and not h for v, k, h in zip(a, caps, self.holds)]
-        per_unit, weight = [], 1
-        for j, (sigma, waits, holders) in enumerate(zip(self.sigma, self.waits, self.holders)):
-            # a capped wait count is cap >= sigma >= free or more: the cap alone fixes issue, deficit, bounds
-            free, ready = sigma - sum(n[p] for p in holders), sum(n[p] for p in waits)
-            issue = min(free, ready)
-            if j == self.weight_unit:
-                weight = max(0, free - ready)
-            bounds = tuple((p, min(n[p], issue)) for p in waits if n[p])
-            per_unit.append(self._split(j, bounds, issue))
-        raw, drop = [v if w else 0 for v, w in zip(n, self.wait)] + [0], 0
+        per_unit, weight = self._issues(n)
+        raw, drop = [v if w else 0 for v, w in zip(n, self.wait)] + [0], 0  # counts after the busy warps move
         for p in self.busy:
             raw[p + 1] += n[p]
             drop += n[p] * self.slope[p]
@@ -132,34 +127,40 @@ class CappedRules:
                 for p, k in pairs:
                     x[p] -= k
                     x[p + 1] += k
-            nxt = tuple(map(min, x, caps))
+            nxt = list(map(min, x, caps))
             below = [q for q in open_ if x[q] < caps[q]]  # at or above the cap, the value is the cap
             if not below:
-                yield weight, nxt, d
-            else:
-                yield from self._open(weight, nxt, d, x, capped, below)
+                yield weight, tuple(nxt), d
+                continue
+            for pick in itertools.product(*[self._options(q, x[q], capped[q]) for q in below]):
+                extra = 0
+                for q, (v, e) in zip(below, pick):
+                    nxt[q] = v
+                    extra += e
+                yield weight, tuple(nxt), d + extra
 
-    def _open(self, weight: int, nxt: Counts, d: int, x: list[int], capped: list[bool],
-              below: list[int]) -> Iterator[tuple[int, Counts, int]]:
-        """Expand the phases whose next count is only bounded below: each value with its least drop."""
-        if len(below) == 1:
-            q = below[0]
-            for v, e in self._options(q, x[q], capped):
-                yield weight, nxt[:q] + (v,) + nxt[q + 1:], d + e
-            return
-        choices = [self._options(q, x[q], capped) for q in below]
-        for pick in itertools.product(*choices):
-            b = list(nxt)
-            extra = 0
-            for q, (v, e) in zip(below, pick):
-                b[q] = v
-                extra += e
-            yield weight, tuple(b), d + extra
+    def _issues(self, n: Counts) -> tuple[list[list[Split]], int]:
+        """Per unit, every split of its issues over its wait phases; and the weight (deficit, or 1 per cycle)."""
+        per_unit, weight = [], 1
+        for j, (sigma, waits, holders) in enumerate(zip(self.sigma, self.waits, self.holders)):
+            # a capped wait count is cap >= sigma >= free or more: the cap alone fixes issue, deficit, bounds
+            free, ready = sigma - sum(n[p] for p in holders), sum(n[p] for p in waits)
+            issue = min(free, ready)
+            if j == self.weight_unit:
+                weight = max(0, free - ready)
+            per_unit.append(self._split(j, tuple((p, min(n[p], issue)) for p in waits if n[p]), issue))
+        return per_unit, weight
 
-    def _options(self, q: int, lo: int, capped: list[bool]) -> list[tuple[int, int]]:
+    def _options(self, q: int, lo: int, own: bool) -> list[tuple[int, int]]:
         """Values of next phase q whose count is at least ``lo``, each with the extra drop of its least m_{q-1}."""
+        key = (q, lo, own)
+        if key not in self._opts:
+            self._opts[key] = self._values(q, lo, own)
+        return self._opts[key]
+
+    def _values(self, q: int, lo: int, own: bool) -> list[tuple[int, int]]:
         cap = self.caps[q]
-        if self.wait[q] and capped[q]:  # its own unknown count can make up any value: m_{q-1} stays least
+        if self.wait[q] and own:  # its own unknown count can make up any value: m_{q-1} stays least
             return [(v, 0) for v in range(min(lo, cap), cap + 1)]
         m_lo, slope = self.caps[q - 1], self.slope[q - 1]  # a capped busy phase before: m_{q-1} >= its cap
         stay = lo - m_lo
