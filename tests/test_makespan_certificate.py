@@ -217,8 +217,9 @@ class _Brute:
         for n in itertools.product(*[range(k, k + self.spread + 1) if v == k else (v,) for v, k in zip(a, self.caps)]):
             if any(self._free_ready(n, u)[0] < 0 for u in self.sigma):
                 continue
-            if any(w and v == k < self.sigma[self.sm.unit_of(p)] for p, (w, v, k) in enumerate(zip(self.wait, a, self.caps))):
-                raise _LowCap
+            low = [p for p, (v, k) in enumerate(zip(a, self.caps)) if v == k < self.sigma[self.sm.unit_of(p)]]
+            if any(self.wait[p] for p in low):
+                raise _LowCap  # a wait phase capped below sigma: the checker refuses the entry
             free, ready = self._free_ready(n, self.unit) if self.unit else (0, 0)
             for issued, nxt in self.moves.successors(tuple(n) + (0,)):
                 left = [dict(issued).get(p, 0) if self.wait[p] else n[p] for p in range(self.P)]
@@ -244,7 +245,7 @@ class _Brute:
         return out
 
     def potential(self, graph):
-        """The least potential that drops by the weights (longest paths to done), or None on a positive cycle."""
+        """A tight potential (every entry has a move where it drops by exactly the weight), or None if none exists."""
         g = {a: Fraction(0) for a in graph}
         for _ in range(len(graph) + 1):
             new = {a: max([w - d + g[b] for w, b, d in es], default=Fraction(0)) for a, es in graph.items()}
@@ -393,7 +394,7 @@ def test_a_cap_list_of_one_value_is_the_single_cap():
     ("L C2 L", {"L": "1", "C": "2"}, (1, 2, 1, 2), None),  # a slot holder capped below sigma: counts 1 and 2
 ])
 def test_tight_per_phase_potential_holds_and_needs_every_entry(text, sigma, caps, linear):
-    """The least potential (longest paths over the brute-force graph) holds; without any one entry, it does not."""
+    """The tight potential (from the brute-force graph) holds; without any one entry, it does not."""
     k = make_kernel(text, sigma)
     brute = _Brute(k, caps, linear, None if linear else "L")
     g = brute.potential(brute.graph((min(3, caps[0]),) + (0,) * (len(caps) - 1)))
@@ -404,3 +405,13 @@ def test_tight_per_phase_potential_holds_and_needs_every_entry(text, sigma, caps
         if any(a) and a != init:
             assert not _symbolic_accepts(k, _bound_of(caps, {b: v for b, v in g.items() if b != a}, weight,
                                                        None if linear else "L", linear)), a
+
+
+@pytest.mark.parametrize("text", ["LLLLLLLL", "LCLCLCLCL", "LC2pLC3L"])
+def test_all_subsets_table_with_a_linear_potential_holds(text):
+    """Every 0/1 entry (cap 1), g = 0, c_p = P - p: each cycle moves a warp a phase on, so Psi drops by 1 or more."""
+    k = make_kernel(text, {"L": "1", "C": "1"})
+    P = len(_phase_kinds(k))
+    g = {a: Fraction(0) for a in itertools.product((0, 1), repeat=P)}
+    assert _symbolic_accepts(k, _bound_of([1] * P, g, "cycles", None, [P - p for p in range(P)]))
+    assert not _symbolic_accepts(k, _bound_of([1] * P, g, "cycles", None, [P - p - 1 for p in range(P)]))
