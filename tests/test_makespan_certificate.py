@@ -294,9 +294,7 @@ def _capped_tables(draw):
     return k, caps, unit, linear, draw(st.sampled_from(["keep", "lower", "drop", "raise"])), draw(st.randoms())
 
 
-@settings(max_examples=40, deadline=None)
-@given(case=_capped_tables())
-def test_symbolic_moves_accept_exactly_what_the_representatives_accept(case):
+def _same_verdict(case):
     k, caps, unit, linear, tamper, rnd = case
     brute = _Brute(k, caps, linear, unit)
     try:
@@ -317,6 +315,19 @@ def test_symbolic_moves_accept_exactly_what_the_representatives_accept(case):
     verdict = brute.accepts(g)
     event(f"{'accepted' if verdict else 'refused'} ({tamper})")
     assert _symbolic_accepts(k, bound) == verdict
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=_capped_tables())
+def test_symbolic_moves_accept_exactly_what_the_representatives_accept(case):
+    _same_verdict(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None)
+@given(case=_capped_tables())
+def test_symbolic_moves_accept_exactly_what_the_representatives_accept_more_cases(case):
+    _same_verdict(case)
 
 
 PER_PHASE = [("L C2 L", {"L": "1", "C": "2"}, [1, 2, 3, 1]),  # wait caps sigma, the slot holder sigma + 1
