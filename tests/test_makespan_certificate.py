@@ -426,3 +426,11 @@ def test_all_subsets_table_with_a_linear_potential_holds(text):
     g = {a: Fraction(0) for a in itertools.product((0, 1), repeat=P)}
     assert _symbolic_accepts(k, _bound_of([1] * P, g, "cycles", None, [P - p for p in range(P)]))
     assert not _symbolic_accepts(k, _bound_of([1] * P, g, "cycles", None, [P - p - 1 for p in range(P)]))
+
+
+def test_caps_far_apart_are_refused_not_enumerated():
+    """A capped busy count feeding a phase capped at 50,000 would stand for 50,000 next entries: one line, at once."""
+    k = make_kernel("L C2p L", {"L": "1", "C": "1"})
+    bound = _bound_of([1, 1, 1, 50_000], {(0, 0, 1, 0): Fraction(5)}, "cycles", None, [4, 3, 2, 1])
+    with pytest.raises(CertificateRefused, match=r"state \[0, 0, 1, 0\] has a move to more than 10000 next entries"):
+        check_bound(k, read_bound(k, bound))

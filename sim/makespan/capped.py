@@ -40,17 +40,26 @@ Why, rule by rule (the cycle rules of ``sim/makespan/replay.py``):
    are the product of the per-phase options, their drops summed.
 
 Drops and weights are integers here: the checker scales the rational
-potential by a common denominator first, which keeps the check exact.
+potential by a common denominator first, which keeps the check exact.  A
+move standing for more than MAX_NEXT next entries (caps far apart, e.g. a
+capped busy phase of cap 1 before a phase of cap 50,000) raises TooManyNext
+instead of listing them.
 """
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Iterator, Sequence
 
 from warpcheck.models.makespan.kernel import MkKernel
 
 Counts = tuple[int, ...]
+MAX_NEXT = 10_000  # next entries of one move: more means caps far apart (a crafted table), not a proof to check
 Split = tuple[tuple[tuple[int, int], ...], int]  # (phase, warps issued) pairs, and their drop
+
+
+class TooManyNext(ValueError):
+    """An entry whose symbolic move stands for more next entries than the checker will list."""
 
 
 def split_issues(bounds: Sequence[tuple[int, int]], k: int) -> list[tuple[tuple[int, int], ...]]:
@@ -103,9 +112,20 @@ class CappedRules:
         """The entry with every capped holder count made exact, keeping only views with no unit overfull."""
         if not any(a[p] == self.caps[p] for p in self.holder_phases):
             return [a] if self._fits(a) else []
-        opts = [range(v, self.sigma[self.unit[p]] + 1) if self.holds[p] and v == self.caps[p] else (v,)
-                for p, v in enumerate(a)]
-        return [n for n in itertools.product(*opts) if self._fits(n)]
+        per_unit = []
+        for hs, sigma in zip(self.holders, self.sigma):
+            at_cap = [p for p in hs if a[p] == self.caps[p]]
+            room = sigma - sum(a[p] for p in hs)  # slots left for warps beyond the capped counts
+            per_unit.append([] if room < 0 else
+                            [e for k in range(room + 1) for e in split_issues([(p, room) for p in at_cap], k)])
+        views = []
+        for combo in itertools.product(*per_unit):
+            n = list(a)
+            for extra in combo:
+                for p, x in extra:
+                    n[p] += x
+            views.append(tuple(n))
+        return views
 
     def _fits(self, n: Counts) -> bool:
         return all(sum(n[p] for p in hs) <= s for hs, s in zip(self.holders, self.sigma))
@@ -132,7 +152,10 @@ class CappedRules:
             if not below:
                 yield weight, tuple(nxt), d
                 continue
-            for pick in itertools.product(*[self._options(q, x[q], capped[q]) for q in below]):
+            choices = [self._options(q, x[q], capped[q]) for q in below]
+            if math.prod(map(len, choices)) > MAX_NEXT:
+                raise TooManyNext(f"state {list(a)} has a move to more than {MAX_NEXT} next entries; use smaller caps")
+            for pick in itertools.product(*choices):
                 extra = 0
                 for q, (v, e) in zip(below, pick):
                     nxt[q] = v

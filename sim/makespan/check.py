@@ -46,7 +46,7 @@ from typing import Any
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.kernel import MkKernel, check_warps, parse_kernel, parse_sigmas, transform
 from warpcheck.models.makespan.schedule import Schedule
-from warpcheck.sim.makespan.capped import CappedRules, Counts
+from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
 from warpcheck.sim.makespan.replay import replay
 
 FORMAT = "warpcheck-makespan-certificate"
@@ -174,14 +174,24 @@ def check_bound(kernel: MkKernel, b: Bound) -> None:
             raise _refuse(f"state {list(a)} has wait phase {low} at its cap {b.caps[low]}, below the sigma of its "
                           "unit: its issue count is not determined; raise that phase's cap to sigma")
         for view in views:
-            for w, nxt, drop in rules.moves(a, view):
-                after = g.get(nxt)
-                if after is None:
-                    if nxt != done:
-                        raise _refuse(f"state {list(nxt)}, reached from {list(a)}, is not in the table")
-                    after = at_done
-                if pot + drop < w * scale + after:
-                    raise _refuse(f"the potential does not drop enough from {list(a)} to {list(nxt)}")
+            _check_moves(rules, g, a, view, pot, scale, at_done)
+
+
+def _check_moves(rules: CappedRules, g: dict[Counts, int], a: Counts, view: Counts, pot: int, scale: int,
+                 at_done: int) -> None:
+    """Every symbolic move of entry ``a`` (in one view) lands in the table, and the potential drops enough."""
+    done = tuple(0 for _ in a)
+    try:
+        for w, nxt, drop in rules.moves(a, view):
+            after = g.get(nxt)
+            if after is None:
+                if nxt != done:
+                    raise _refuse(f"state {list(nxt)}, reached from {list(a)}, is not in the table")
+                after = at_done
+            if pot + drop < w * scale + after:
+                raise _refuse(f"the potential does not drop enough from {list(a)} to {list(nxt)}")
+    except TooManyNext as e:
+        raise _refuse(str(e)) from None
 
 
 def _instance(cert: dict[str, Any]) -> tuple[MkKernel, int]:
