@@ -5,12 +5,13 @@ A certificate (JSON, written by ``warpcheck makespan --certificate``) holds
 - the instance: kernel string, sigmas, W, and the claimed worst case M;
 - a schedule of the W warps (issue cycle of every instruction), replayed by
   ``sim/makespan/replay.py``: a work-conserving run of makespan M exists;
-- the upper-bound evidence: a table of *count states* (warps per non-done
-  phase, each count capped at K) with a rational *potential* g, and
-  optionally a *linear* part c (one rational per phase): Psi(s) =
-  sum_p c_p n_p + g(capped s).
+- the upper-bound evidence: a table of *count entries* (warps per non-done
+  phase, the count of phase p capped at K_p: ``cap`` is one K for every
+  phase or a list of one K_p per phase; a count equal to its cap means "that
+  many or more") with a rational *potential* g, and optionally a *linear*
+  part c (one rational per phase): Psi(s) = sum_p c_p n_p + g(capped s).
 
-The checker verifies, one state at a time, that for every concrete state the
+The checker verifies, one entry at a time, that for every concrete state the
 entry stands for and every work-conserving move out of it, the next state's
 entry is in the table and Psi drops by at least the state's weight:
 ``g(a) + sum_p m_p (c_p - c_{p+1}) >= weight(a) + g(next)`` with m_p the warps
@@ -19,35 +20,37 @@ Psi(initial) - g(done).  With weight "cycles" (1 per unfinished cycle) that is
 the makespan itself; with weight "deficit" on unit u (slots of u left unused
 in a cycle) it bounds D_u, and sigma_u * T = W * w_u + D_u bounds T.
 
-Why the representatives suffice: an entry with count K stands for every count
-n >= K; the checker tries n = K .. K + max sigma.  A larger n issues at most
-sigma warps, so it has the same moves as K + max sigma and its next count stays
->= K (capped to K again); its weight is 0 as ready warps fill every free slot.  A busy phase, which all
-its warps leave, needs c_p >= c_{p+1} (checked): more warps then drop Psi more.
-States where a unit's busy warps hold more slots than sigma never occur (the
-held slots never exceed sigma from the first cycle on) and are skipped.  An
-uncapped table (K > W) is the plain state graph, checked exactly.
+The concrete states of an entry are infinitely many; ``sim/makespan/capped.py``
+steps the entry symbolically instead, and its docstring argues that its moves
+are exactly the concrete ones (the least drop for each next entry), so the
+check is neither weaker nor stronger than checking every concrete state.  A
+busy phase, which all its warps leave, needs c_p >= c_{p+1} (checked): more
+warps then drop Psi more.  An entry with a wait phase at a cap below its
+unit's sigma is refused (its issue count is open); an entry whose slot
+holders cannot fit their unit stands for no state and is skipped.  An
+uncapped table (every cap above W) is the plain state graph, checked exactly.
+The potential and the linear part are scaled by a common denominator, so the
+check runs on integers and stays exact.
 
 This module shares no code with any search: the phases, moves and weights
 are written here again from the rules, and the schedule goes to the replay.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.kernel import MkKernel, check_warps, parse_kernel, parse_sigmas, transform
 from warpcheck.models.makespan.schedule import Schedule
+from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
 from warpcheck.sim.makespan.replay import replay
 
 FORMAT = "warpcheck-makespan-certificate"
 VERSION = 1
-Counts = tuple[int, ...]
 
 
 class CertificateRefused(WarpcheckError):
@@ -69,54 +72,6 @@ class CheckResult:
     formula: str = ""  # the bound as a function of W, when it holds for every W >= every_w_from
 
 
-class _Rules:
-    """Phases, moves and weights of the transformed kernel, written from the cycle rules."""
-
-    def __init__(self, kernel: MkKernel) -> None:
-        self.sigma = dict(kernel.sigma)
-        self.unit: list[str] = []
-        self.wait: list[bool] = []
-        self.holds: list[bool] = []  # a busy stage of a non-pipelined instruction keeps its slot
-        for ins in kernel.instrs:
-            for stage in range(ins.latency):
-                self.unit.append(ins.unit)
-                self.wait.append(stage == 0)
-                self.holds.append(stage > 0 and not ins.pipelined)
-        self.work = {u: sum(1 if i.pipelined else i.latency for i in kernel.instrs if i.unit == u) for u in self.sigma}
-
-    def _free_ready(self, s: Counts, u: str) -> tuple[int, int]:
-        held = sum(n for p, n in enumerate(s) if self.holds[p] and self.unit[p] == u)
-        ready = sum(n for p, n in enumerate(s) if self.wait[p] and self.unit[p] == u)
-        return self.sigma[u] - held, ready
-
-    def possible(self, s: Counts) -> bool:
-        """No unit has more slots held than it has."""
-        return all(self._free_ready(s, u)[0] >= 0 for u in self.sigma)
-
-    def deficit(self, s: Counts, u: str) -> int:
-        free, ready = self._free_ready(s, u)
-        return max(0, free - ready)
-
-    def _issues(self, s: Counts, u: str) -> Iterator[dict[int, int]]:
-        free, ready = self._free_ready(s, u)
-        waits = [p for p in range(len(s)) if self.wait[p] and self.unit[p] == u and s[p]]
-        for parts in itertools.product(*[range(min(s[p], free) + 1) for p in waits]):
-            if sum(parts) == min(free, ready):
-                yield dict(zip(waits, parts))
-
-    def moves(self, s: Counts) -> Iterator[tuple[Counts, Counts]]:
-        """Every next state (warps that reach done leave the vector) with the warps leaving each phase."""
-        for combo in itertools.product(*[list(self._issues(s, u)) for u in self.sigma]):
-            issued = {p: a for part in combo for p, a in part.items()}
-            nxt, left = [0] * (len(s) + 1), []
-            for p, n in enumerate(s):
-                go = issued.get(p, 0) if self.wait[p] else n
-                nxt[p] += n - go
-                nxt[p + 1] += go
-                left.append(go)
-            yield tuple(nxt[:-1]), tuple(left)
-
-
 def _refuse(msg: str) -> CertificateRefused:
     return CertificateRefused(f"certificate refused: {msg}")
 
@@ -135,63 +90,108 @@ def _number(v: Any) -> Fraction | None:
     return None
 
 
-def _table(bound: dict[str, Any], phases: int, cap: int) -> dict[Counts, Fraction]:
+def _caps(bound: dict[str, Any], phases: int) -> Counts:
+    """One cap per phase, from an int (the same for every phase) or a list of one positive int per phase."""
+    raw = bound.get("cap")
+    if type(raw) is int and raw >= 1:
+        return (raw,) * phases
+    if isinstance(raw, list) and len(raw) == phases and all(type(v) is int and v >= 1 for v in raw):
+        return tuple(raw)
+    raise _refuse(f"the cap {raw!r} is not a positive integer nor a list of {phases} positive integers "
+                  "(one per phase)")
+
+
+def _table(bound: dict[str, Any], caps: Counts) -> dict[Counts, Fraction]:
     table: dict[Counts, Fraction] = {}
+    within = f"from 0 to {caps[0]}" if len(set(caps)) == 1 else "each from 0 to its phase's cap"
     for row in _field(bound, "states", list):
-        ok = isinstance(row, list) and len(row) == phases + 1 and all(type(v) is int for v in row[:-1])
-        if not ok or not all(0 <= v <= cap for v in row[:-1]) or _number(row[-1]) is None:
-            raise _refuse(f"state row {row!r} is not {phases} counts from 0 to {cap} and a potential")
+        ok = isinstance(row, list) and len(row) == len(caps) + 1 and all(type(v) is int for v in row[:-1])
+        if not ok or not all(0 <= v <= k for v, k in zip(row, caps)) or _number(row[-1]) is None:
+            raise _refuse(f"state row {row!r} is not {len(caps)} counts {within} and a potential")
         if tuple(row[:-1]) in table:
             raise _refuse(f"state {row[:-1]} is listed twice")
         table[tuple(row[:-1])] = _number(row[-1]) or Fraction(0)
     return table
 
 
-def _linear(rules: _Rules, bound: dict[str, Any]) -> list[Fraction]:
-    """The linear part c (zero if absent), with c_p >= c_{p+1} on every busy phase."""
-    raw = bound.get("linear") or [0] * len(rules.unit)
-    c = [_number(v) for v in raw] if isinstance(raw, list) and len(raw) == len(rules.unit) else [None]
+def _wait_phases(kernel: MkKernel) -> list[bool]:
+    return [stage == 0 for ins in kernel.instrs for stage in range(ins.latency)]
+
+
+def _linear(wait: list[bool], bound: dict[str, Any]) -> list[Fraction]:
+    """The linear part c (zero if absent) and c_P = 0 for done, with c_p >= c_{p+1} on every busy phase."""
+    raw = bound.get("linear") or [0] * len(wait)
+    c = [_number(v) for v in raw] if isinstance(raw, list) and len(raw) == len(wait) else [None]
     if any(v is None for v in c):
-        raise _refuse(f"the linear part must be {len(rules.unit)} numbers (integers or 'p/q' strings)")
+        raise _refuse(f"the linear part must be {len(wait)} numbers (integers or 'p/q' strings)")
     out = [v or Fraction(0) for v in c] + [Fraction(0)]
-    for p, wait in enumerate(rules.wait):
-        if not wait and out[p] < out[p + 1]:
+    for p, is_wait in enumerate(wait):
+        if not is_wait and out[p] < out[p + 1]:
             raise _refuse(f"the linear part grows after busy phase {p}: {out[p]} < {out[p + 1]}")
     return out
 
 
-def _representatives(a: Counts, cap: int, spread: int) -> Iterator[Counts]:
-    return itertools.product(*[range(cap, cap + spread + 1) if v == cap else (v,) for v in a])
+@dataclass
+class Bound:
+    """The upper-bound evidence of a certificate, read and validated (not yet checked)."""
+
+    caps: Counts
+    weight: str
+    unit: str | None
+    table: dict[Counts, Fraction]
+    linear: list[Fraction]  # c_0 .. c_{P-1}, then 0 for done
 
 
-def _check_potential(rules: _Rules, table: dict[Counts, Fraction], c: list[Fraction], cap: int, weight: str,
-                     unit: str | None) -> None:
-    spread = max(rules.sigma.values())
-    done = tuple(0 for _ in rules.unit)
-    at_done = table.get(done, Fraction(0))
-    for a, pot in table.items():
-        if a == done:
-            continue
-        for s in _representatives(a, cap, spread):
-            if rules.possible(s):
-                w = 1 if weight == "cycles" else rules.deficit(s, unit or "")
-                _check_moves(rules, table, c, cap, a, s, pot - w, at_done)
+def read_bound(kernel: MkKernel, bound: Any) -> Bound:
+    """Validate the ``bound`` object of a certificate against its (transformed) kernel."""
+    if not isinstance(bound, dict):
+        raise _refuse("field 'bound' is missing or not a dict")
+    wait = _wait_phases(kernel)
+    caps = _caps(bound, len(wait))
+    if bound.get("weight") not in ("cycles", "deficit"):
+        raise _refuse(f"the bound's weight {bound.get('weight')!r} is not 'cycles' or 'deficit'")
+    unit = bound.get("unit") if bound["weight"] == "deficit" else None
+    if bound["weight"] == "deficit" and unit not in dict(kernel.sigma):
+        raise _refuse(f"the deficit unit {unit!r} is not a unit of the kernel")
+    table, c = _table(bound, caps), _linear(wait, bound)
+    if bound["weight"] == "deficit" and any(c):
+        raise _refuse("a deficit bound takes no linear part")
+    return Bound(caps, bound["weight"], unit, table, c)
 
 
-def _check_moves(rules: _Rules, table: dict[Counts, Fraction], c: list[Fraction], cap: int, a: Counts, s: Counts,
-                 room: Fraction, at_done: Fraction) -> None:
-    """Every move out of concrete state s (standing for entry a) lands in the table and drops Psi enough."""
-    done, moved = tuple(0 for _ in s), False
-    for t, left in rules.moves(s):
-        moved = True
-        b = tuple(min(v, cap) for v in t)
-        if b != done and b not in table:
-            raise _refuse(f"state {list(b)}, reached from {list(a)}, is not in the table")
-        drop = sum((m * (c[p] - c[p + 1]) for p, m in enumerate(left) if m), Fraction(0))
-        if room + drop < table.get(b, at_done):
-            raise _refuse(f"the potential does not drop enough from {list(a)} (as {list(s)}) to {list(b)}")
-    if not moved:
-        raise _refuse(f"state {list(s)} has no move")
+def check_bound(kernel: MkKernel, b: Bound) -> None:
+    """Check that Psi drops by the weight on every move of every entry (any W); raise CertificateRefused if not."""
+    scale = math.lcm(*(v.denominator for v in b.table.values()), *(v.denominator for v in b.linear))
+    slopes = [int((b.linear[p] - b.linear[p + 1]) * scale) for p in range(len(b.caps))]
+    rules = CappedRules(kernel, b.caps, slopes, b.unit)
+    g = {a: int(v * scale) for a, v in b.table.items()}
+    done = tuple(0 for _ in b.caps)
+    at_done = g.get(done, 0)
+    for a, pot in g.items():
+        views = rules.views(a) if a != done else []
+        low = rules.low_wait_cap(a) if views else None
+        if low is not None:
+            raise _refuse(f"state {list(a)} has wait phase {low} at its cap {b.caps[low]}, below the sigma of its "
+                          "unit: its issue count is not determined; raise that phase's cap to sigma")
+        for view in views:
+            _check_moves(rules, g, a, view, pot, scale, at_done)
+
+
+def _check_moves(rules: CappedRules, g: dict[Counts, int], a: Counts, view: Counts, pot: int, scale: int,
+                 at_done: int) -> None:
+    """Every symbolic move of entry ``a`` (in one view) lands in the table, and the potential drops enough."""
+    done = tuple(0 for _ in a)
+    try:
+        for w, nxt, drop in rules.moves(a, view):
+            after = g.get(nxt)
+            if after is None:
+                if nxt != done:
+                    raise _refuse(f"state {list(nxt)}, reached from {list(a)}, is not in the table")
+                after = at_done
+            if pot + drop < w * scale + after:
+                raise _refuse(f"the potential does not drop enough from {list(a)} to {list(nxt)}")
+    except TooManyNext as e:
+        raise _refuse(str(e)) from None
 
 
 def _instance(cert: dict[str, Any]) -> tuple[MkKernel, int]:
@@ -216,16 +216,19 @@ def _run(cert: dict[str, Any], kernel: MkKernel, warps: int, claimed: int) -> No
         raise _refuse(f"the schedule replays to makespan {r.makespan}, not the {claimed} claimed")
 
 
-def _upper(rules: _Rules, bound: dict[str, Any], warps: int, table: dict[Counts, Fraction], c: list[Fraction],
-           cap: int) -> int:
-    init = tuple(min(warps, cap) if p == 0 else 0 for p in range(len(rules.unit)))
-    if init not in table:
+def _upper(kernel: MkKernel, b: Bound, warps: int) -> int:
+    init = tuple(min(warps, b.caps[0]) if p == 0 else 0 for p in range(len(b.caps)))
+    if init not in b.table:
         raise _refuse(f"the initial state {list(init)} is not in the table")
-    total = c[0] * warps + table[init] - table.get(tuple(0 for _ in init), Fraction(0))
-    if bound["weight"] == "cycles":
+    total = b.linear[0] * warps + b.table[init] - b.table.get(tuple(0 for _ in init), Fraction(0))
+    if b.unit is None:
         return math.floor(total)
-    u = bound["unit"]
-    return math.floor((warps * rules.work[u] + total) / rules.sigma[u])
+    return math.floor((warps * _work(kernel, b.unit) + total) / kernel.sigma_of(b.unit))
+
+
+def _work(kernel: MkKernel, unit: str) -> int:
+    """Slot-cycles one warp needs on ``unit``."""
+    return sum(1 if i.pipelined else i.latency for i in kernel.instrs if i.unit == unit)
 
 
 def check(cert: Any) -> CheckResult:
@@ -235,29 +238,21 @@ def check(cert: Any) -> CheckResult:
     kernel, warps = _instance(cert)
     claimed = _field(cert, "makespan", int)
     _run(cert, kernel, warps, claimed)
-    rules, bound = _Rules(kernel), _field(cert, "bound", dict)
-    cap = _field(bound, "cap", int)
-    if cap < 1 or bound.get("weight") not in ("cycles", "deficit"):
-        raise _refuse("the bound needs a cap >= 1 and a weight 'cycles' or 'deficit'")
-    unit = bound.get("unit") if bound["weight"] == "deficit" else None
-    if bound["weight"] == "deficit" and unit not in rules.sigma:
-        raise _refuse(f"the deficit unit {unit!r} is not a unit of the kernel")
-    table, c = _table(bound, len(rules.unit), cap), _linear(rules, bound)
-    if bound["weight"] == "deficit" and any(c):
-        raise _refuse("a deficit bound takes no linear part")
-    upper = _upper(rules, bound, warps, table, c, cap)
+    b = read_bound(kernel, _field(cert, "bound", dict))
+    upper = _upper(kernel, b, warps)
     if upper != claimed:
         raise _refuse(f"the potential proves makespan <= {upper}, not {claimed}")
-    _check_potential(rules, table, c, cap, bound["weight"], unit)
-    every = cap if (bound["weight"] == "deficit" or any(c)) and warps >= cap else None
-    return CheckResult(cert["kernel"], warps, claimed, upper, bound["weight"], unit, len(table), every,
-                       _formula(rules, table, c, cap, unit) if every else "")
+    check_bound(kernel, b)
+    # the initial entry, hence the bound's formula, is the same for every W >= the cap of phase 0
+    every = b.caps[0] if (b.unit is not None or any(b.linear)) and warps >= b.caps[0] else None
+    return CheckResult(cert["kernel"], warps, claimed, upper, b.weight, b.unit, len(b.table), every,
+                       _formula(kernel, b) if every else "")
 
 
-def _formula(rules: _Rules, table: dict[Counts, Fraction], c: list[Fraction], cap: int, unit: str | None) -> str:
-    """The bound as a function of W (for W >= cap, where the initial entry is the same)."""
-    init = tuple(cap if p == 0 else 0 for p in range(len(rules.unit)))
-    d = table[init] - table.get(tuple(0 for _ in init), Fraction(0))
-    if unit is None:
-        return f"makespan <= floor({c[0]} W + {d})"
-    return f"makespan <= floor(({rules.work[unit]} W + {d}) / {rules.sigma[unit]})"
+def _formula(kernel: MkKernel, b: Bound) -> str:
+    """The bound as a function of W (for W >= the cap of phase 0, where the initial entry is the same)."""
+    init = tuple(b.caps[0] if p == 0 else 0 for p in range(len(b.caps)))
+    d = b.table[init] - b.table.get(tuple(0 for _ in init), Fraction(0))
+    if b.unit is None:
+        return f"makespan <= floor({b.linear[0]} W + {d})"
+    return f"makespan <= floor(({_work(kernel, b.unit)} W + {d}) / {kernel.sigma_of(b.unit)})"
