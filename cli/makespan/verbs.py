@@ -20,7 +20,8 @@ from warpcheck.sim.makespan.replay import replay
 METHODS = ("auto", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
 AUTO_BUDGET = 120.0  # seconds auto spends when --timeout is not given: every search in it is bounded
 AUTO_FIRST = 2.0  # seconds of enumeration before the deficit method (small instances end there)
-AUTO_SHARE = 3  # deficit, then ranking, each get at least a third of what is left (at least 10 s)
+AUTO_SHARES = (3, 2)  # deficit gets a third of what is left, then ranking half of the rest (each at least 10 s)
+AUTO_RESERVE = 0.9  # auto ends its searches at 90 % of --timeout: the rest replays and prints the schedule
 SMT_BUDGET = 300.0  # the SMT and ILP searches stop here when --timeout is not given
 
 EPILOG = """\
@@ -142,21 +143,22 @@ def _deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Any)
     return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("deficit", r) if r.exact else None)
 
 
-def _auto_exact(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> tuple[str, Outcome]:
+def _auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Any) -> tuple[str, Outcome]:
     """Enumerate briefly (small instances end there), then deficit, ranking, and enumerate on with what is left."""
-    deadline = time.monotonic() + (timeout or AUTO_BUDGET)
     search = Enumeration(kernel, warps)  # the memo survives a timeout: resumed last
-    out = _enumerate(kernel, warps, min(AUTO_FIRST, timeout or AUTO_FIRST), progress, search)
+    out = _enumerate(kernel, warps, max(0.1, min(AUTO_FIRST, deadline - time.monotonic())), progress, search)
     if out.exact:
         return "enumerate", out
     best = out
-    for name, method in (("deficit", _deficit), ("ranking", _ranking)):
+    for (name, method), share in zip((("deficit", _deficit), ("ranking", _ranking)), AUTO_SHARES):
         left = deadline - time.monotonic()
-        out = method(kernel, warps, max(1.0, min(left, max(10.0, left / AUTO_SHARE))), progress)
+        if left <= 0:
+            break
+        out = method(kernel, warps, min(left, max(10.0, left / share)), progress)
         if out.exact:
             return name, out
         best = out if (out.makespan or 0) > (best.makespan or 0) else best
-    out = _enumerate(kernel, warps, max(1.0, deadline - time.monotonic()), progress, search)
+    out = _enumerate(kernel, warps, max(0.1, deadline - time.monotonic()), progress, search)
     if not out.exact:
         out = Outcome(best.makespan, False, best.schedule, 0.0, f"{out.note}; lower bound from the best run found")
     return "enumerate", out
@@ -200,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
                               "sigma": {s.partition("=")[0].strip(): s.partition("=")[2].strip() for s in args.sigma},
                               "method": method}
     timings: dict[str, float] = {}
-    t0 = time.monotonic()
+    t0 = started = time.monotonic()
     report["pessimistic"] = pessimistic(kernel, warps)
     timings["pessimistic"] = time.monotonic() - t0
     t0 = time.monotonic()
@@ -209,7 +211,8 @@ def run(args: argparse.Namespace) -> int:
     report["approximation"] = {"value": approx, "x": x, "y": y}
     if method == "auto":
         t0 = time.monotonic()
-        method, out = _auto_exact(kernel, warps, args.timeout, progress)
+        deadline = started + AUTO_RESERVE * (args.timeout or AUTO_BUDGET)
+        method, out = _auto_exact(kernel, warps, deadline, progress)
         out.seconds, report["method"] = time.monotonic() - t0, method
     elif method in ("approx", "pessimistic"):
         out = _estimate(method, report, approx)

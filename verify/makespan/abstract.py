@@ -130,14 +130,22 @@ class AbstractGraph:
             self._splits[key] = [tuple((j, x) for j, x in enumerate(split) if x) for split in splits(list(caps), issue)]
         return [tuple((nz[j], x) for j, x in pattern) for pattern in self._splits[key]]
 
-    def build(self, start: Abs, deadline: float | None = None) -> bool:
-        """Explore every abstract state reachable from ``start``; False if the deadline passed first."""
+    def build(self, start: Abs, deadline: float | None = None, reserve: float = 0.5) -> bool:
+        """Explore every abstract state reachable from ``start``; False if the deadline passed first.
+
+        The build also stops early enough to leave ``reserve`` times its own
+        duration before the deadline, for the passes over the graph that follow
+        (components, longest paths, the LP rows): they grow with the graph.
+        """
+        began = time.monotonic()
         todo = [start]
         self.succ.setdefault(start, [])
         seen = {start}
         while todo:
-            if deadline is not None and len(self.succ) % 256 == 0 and time.monotonic() > deadline:
-                return False
+            if deadline is not None and len(self.succ) % 256 == 0:
+                now = time.monotonic()
+                if now + reserve * (now - began) > deadline:
+                    return False
             a = todo.pop()
             self.succ[a] = [] if not any(a) else self.moves(a)
             for _, b in self.succ[a]:

@@ -56,7 +56,7 @@ class RankingResult:
 def abstract_moves(kernel: MkKernel, caps: Abs, start: Abs, deadline: float | None) -> set[Move] | None:
     """Every abstract move reachable from ``start`` (None if the deadline passed first)."""
     ag = AbstractGraph(kernel, caps)
-    if not ag.build(start, deadline):
+    if not ag.build(start, deadline, reserve=1.0):  # the rows and the LP take about as long again
         return None
     return {(a, b, left) for a, ms in ag.succ.items() for left, b in ms}
 
