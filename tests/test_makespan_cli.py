@@ -54,3 +54,11 @@ def test_multi_cycle_kernel_is_solved_and_shown(capsys):
     assert main(["makespan", "L C3p", "-W", "2", "--sigma", "L=1", "--sigma", "C=1"]) == 0
     out = capsys.readouterr().out
     assert "exact worst-case makespan" in out and "~" in out
+
+
+def test_auto_within_timeout_reports_its_best_run_as_a_lower_bound(capsys):
+    """18 phases at W = 600 are beyond the bound methods: exit 4 with the run found, not a TIMEOUT that loses it."""
+    rc = main(["makespan", "LLLLLL", "--sigma", "L=1/3", "-W", "600", "--timeout", "6", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 4 and "status" not in out
+    assert out["exact"] is False and out["makespan"] == 18 * 600 and out["replay"]["ok"]

@@ -31,27 +31,42 @@ def _order_problem(schedule: Schedule) -> str:
     return ""
 
 
-def _cycle_problem(schedule: Schedule, t: int) -> str:
-    instrs, sigma = schedule.kernel.instrs, dict(schedule.kernel.sigma)
-    issuing = {u: 0 for u in sigma}
-    held = {u: 0 for u in sigma}
-    ready = {u: 0 for u in sigma}
+def _counts(schedule: Schedule, horizon: int) -> dict[str, tuple[list[int], list[int], list[int]]]:
+    """Per unit and cycle: warps issuing, slots held by earlier issues, warps ready (their previous instruction over).
+
+    Built from intervals in one pass over the issue cycles (difference arrays),
+    so the check costs warps x instructions + cycles, not their product.
+    """
+    instrs = schedule.kernel.instrs
+    size = horizon + max(ins.latency for ins in instrs) + 2
+    out = {u: ([0] * size, [0] * size, [0] * size) for u, _ in schedule.kernel.sigma}
     for row in schedule.issue:
         for i, ti in enumerate(row):
             ins = instrs[i]
-            if ti == t:
-                issuing[ins.unit] += 1
-            elif ti < t < ti + ins.latency and not ins.pipelined:
-                held[ins.unit] += 1
-            prev_over = i == 0 or row[i - 1] + instrs[i - 1].latency <= t
-            if prev_over and t <= ti:
-                ready[ins.unit] += 1
+            issuing, held, ready = out[ins.unit]
+            issuing[ti] += 1
+            if not ins.pipelined and ins.latency > 1:  # held in the cycles after the issue: ti < t < ti + latency
+                held[ti + 1] += 1
+                held[ti + ins.latency] -= 1
+            start = 1 if i == 0 else row[i - 1] + instrs[i - 1].latency  # ready from the cycle the previous ends
+            if start <= ti:  # ... up to and including its issue cycle
+                ready[start] += 1
+                ready[ti + 1] -= 1
+    for issuing, held, ready in out.values():
+        for t in range(1, size):
+            held[t] += held[t - 1]
+            ready[t] += ready[t - 1]
+    return out
+
+
+def _cycle_problem(counts: dict[str, tuple[list[int], list[int], list[int]]], sigma: dict[str, int], t: int) -> str:
     for u in sigma:
-        if issuing[u] + held[u] > sigma[u]:
-            return f"cycle {t}: unit {u} is used by {issuing[u] + held[u]} warps, more than sigma = {sigma[u]}"
-        if issuing[u] != min(sigma[u] - held[u], ready[u]):
-            return (f"cycle {t}: not work-conserving on unit {u}: {issuing[u]} warps issue while "
-                    f"{ready[u]} are ready and {sigma[u] - held[u]} slots are free")
+        issuing, held, ready = (c[t] for c in counts[u])
+        if issuing + held > sigma[u]:
+            return f"cycle {t}: unit {u} is used by {issuing + held} warps, more than sigma = {sigma[u]}"
+        if issuing != min(sigma[u] - held, ready):
+            return (f"cycle {t}: not work-conserving on unit {u}: {issuing} warps issue while "
+                    f"{ready} are ready and {sigma[u] - held} slots are free")
     return ""
 
 
@@ -61,8 +76,9 @@ def replay(schedule: Schedule) -> Replay:
     if problem:
         return Replay(False, 0, problem)
     makespan = schedule.makespan
+    counts, sigma = _counts(schedule, makespan), dict(schedule.kernel.sigma)
     for t in range(1, makespan + 1):
-        problem = _cycle_problem(schedule, t)
+        problem = _cycle_problem(counts, sigma, t)
         if problem:
             return Replay(False, makespan, problem)
     return Replay(True, makespan)
