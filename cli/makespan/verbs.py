@@ -216,8 +216,9 @@ def run(args: argparse.Namespace) -> int:
         out.seconds, report["method"] = time.monotonic() - t0, method
     elif method in ("approx", "pessimistic"):
         out = _estimate(method, report, approx)
-    else:
-        out = _exact(method, kernel, warps, args.timeout, progress)
+    else:  # the method's budget ends where auto's would, leaving time to replay and print
+        budget = None if args.timeout is None else max(0.1, started + AUTO_RESERVE * args.timeout - time.monotonic())
+        out = _exact(method, kernel, warps, budget, progress)
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},

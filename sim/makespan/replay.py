@@ -70,9 +70,18 @@ def _cycle_problem(counts: dict[str, tuple[list[int], list[int], list[int]]], si
     return ""
 
 
+def _length_problem(schedule: Schedule) -> str:
+    """A work-conserving run makes progress every cycle, so it ends by W x (cycles of one warp)."""
+    limit = len(schedule.issue) * sum(ins.latency for ins in schedule.kernel.instrs)
+    if schedule.makespan > limit:
+        return (f"the schedule runs to cycle {schedule.makespan}, past the {limit} cycles of all warps one after "
+                "another: some cycle has no work, which work conservation forbids")
+    return ""
+
+
 def replay(schedule: Schedule) -> Replay:
     """Check program order, unit capacity and work conservation at every cycle; return the makespan."""
-    problem = _order_problem(schedule)
+    problem = _order_problem(schedule) or _length_problem(schedule)
     if problem:
         return Replay(False, 0, problem)
     makespan = schedule.makespan

@@ -296,15 +296,15 @@ def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_roun
     unit (no bound), or along the longest deficit path (a bound no run meets).
     """
     start = time.monotonic()
-    deadline = start + budget
+    deadline, refine_until = start + budget, start + WIDE_SHARE * budget
     sm = CountSM(kernel, warps)
     moves = CountMoves(sm)
     best, run, caps = None, first_runs(sm, moves), default_caps(kernel)
     for _ in range(max_rounds):
-        if time.monotonic() > deadline:
+        if time.monotonic() > refine_until:
             break
         ag = AbstractGraph(kernel, caps)
-        if not ag.build(ag.alpha((warps,) + (0,) * (ag.P - 1)), deadline):
+        if not ag.build(ag.alpha((warps,) + (0,) * (ag.P - 1)), refine_until):
             break
         found = _best_bound(ag, kernel, warps)
         if progress:
@@ -313,31 +313,41 @@ def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_roun
             refine = _blamed(ag, kernel)
         else:
             best = found if best is None or found[0] < best[0] else best
-            run = _longer_run(moves, found, run, best[0], deadline, progress)
+            run = longer_run(moves, _deficit_score(found), run, best[0], NARROW, deadline, progress, "abstract")
             if len(run) >= best[0]:
                 break
             refine = _capped_on_longest_path(ag, found[2], found[1], warps)
         if not refine:
             break
         caps = tuple(c + 1 if p in refine else c for p, c in enumerate(caps))
+    if best is not None:
+        run = longer_run(moves, _deficit_score(best), run, best[0], WIDE, deadline, progress, "abstract")
     upper = best[0] if best else None
     return AbstractResult(upper, best[1] if best else None, len(run), from_counts(sm, run),
                           upper == len(run), time.monotonic() - start,
                           best[3].states() if best else 0, best[3].caps if best else (), best[2] if best else None)
 
 
-def _longer_run(moves: CountMoves, found: tuple[int, str, dict[Abs, int], AbstractGraph], run: Run, target: int,
-                deadline: float, progress: Callable[[str], None] | None) -> Run:
-    """Beam searches of growing width, ranked by deficit so far plus abstract deficit to go, until one meets target."""
-    _, unit, togo, ag = found
-    for width in (1, 8, 64):
+NARROW, WIDE = (1, 8), (64,)  # beam widths: tried against every bound, and against the best one only
+WIDE_SHARE = 0.6  # bounds are refined in the first 60 % of the budget; the wide beam has the rest
+
+
+def longer_run(moves: CountMoves, score: Callable[[tuple[int, ...]], tuple[Any, Any]], run: Run, target: int,
+               widths: Iterable[int], deadline: float, progress: Callable[[str], None] | None, label: str) -> Run:
+    """Beam searches of the given widths, ranked by ``score``, until one run reaches ``target``; the longest run."""
+    for width in widths:
         if len(run) >= target or time.monotonic() > deadline:
             break
-        guided = guided_run(moves, lambda k: (ag.deficit(k, unit), togo.get(ag.alpha(k))), width, deadline)
+        guided = guided_run(moves, score, width, deadline)
         run = guided if len(guided) > len(run) else run
         if progress:
-            progress(f"abstract: beam {width}: run of {len(guided)} cycles")
+            progress(f"{label}: beam {width}: run of {len(guided)} cycles")
     return run
+
+
+def _deficit_score(found: tuple[int, str, dict[Abs, int], AbstractGraph]) -> Callable[[tuple[int, ...]], tuple[Any, Any]]:
+    _, unit, togo, ag = found
+    return lambda k: (ag.deficit(k, unit), togo.get(ag.alpha(k)))
 
 
 def _blamed(ag: AbstractGraph, kernel: MkKernel) -> set[int]:

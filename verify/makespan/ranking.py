@@ -30,7 +30,8 @@ from warpcheck.models.makespan.sm import CountSM
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.schedule import Schedule, from_counts
 from warpcheck.models.makespan.moves import CountMoves
-from warpcheck.verify.makespan.abstract import Abs, AbstractGraph, bounds_by_caps, first_runs, guided_run
+from warpcheck.verify.makespan.abstract import (NARROW, WIDE, WIDE_SHARE, Abs, AbstractGraph, bounds_by_caps, first_runs,
+                                               longer_run)
 
 Move = tuple[Abs, Abs, tuple[int, ...]]  # abstract state, next abstract state, warps leaving each phase
 
@@ -126,32 +127,38 @@ def _rational(x: list[float], states: list[Abs], moves: set[Move], busy: list[in
     return None
 
 
-def _psi(ag: AbstractGraph, linear: list[Fraction], g: dict[Abs, Fraction], k: tuple[int, ...]) -> Fraction | None:
-    a = ag.alpha(k)
-    return sum((v * n for v, n in zip(linear, k)), Fraction(0)) + g[a] if a in g else None
-
-
 def ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra: int = 2,
                    progress: Callable[[str], None] | None = None) -> RankingResult:
     """Bound the makespan by a ranking function, raising the caps while the bound is not met by a run."""
     start = time.monotonic()
+    deadline, refine_until = start + budget, start + WIDE_SHARE * budget
     sm = CountSM(kernel, warps)
     moves = CountMoves(sm)
-    run, best = first_runs(sm, moves), None
-    for caps, found in bounds_by_caps(range(max_extra + 1), kernel, start + budget, "ranking", progress,
-                                      lambda caps: ranking_bound(kernel, warps, caps, start + budget)):
+    run, best, scores = first_runs(sm, moves), None, []
+    for caps, found in bounds_by_caps(range(max_extra + 1), kernel, refine_until, "ranking", progress,
+                                      lambda caps: ranking_bound(kernel, warps, caps, refine_until)):
         if best is None or found[0] < best[0][0]:
             best = (found, caps)
-        ag, linear, g = AbstractGraph(kernel, caps), found[1], found[2]
-        for width in (1, 8, 64):
-            if len(run) >= best[0][0] or time.monotonic() - start > budget:
-                break
-            guided = guided_run(moves, lambda k: (1, _psi(ag, linear, g, k)), width, start + budget)
-            run = guided if len(guided) > len(run) else run
-            if progress:
-                progress(f"ranking: beam {width}: run of {len(guided)} cycles")
+        scores.append(_score(kernel, caps, found))
+        run = longer_run(moves, scores[-1], run, best[0][0], NARROW, deadline, progress, "ranking")
         if len(run) >= best[0][0]:
             break
+    for score in scores:  # every potential guides a wide beam: the tightest is not always the best guide
+        if best is None or len(run) >= best[0][0]:
+            break
+        run = longer_run(moves, score, run, best[0][0], WIDE, deadline, progress, "ranking")
     upper = best[0][0] if best else None
     return RankingResult(upper, len(run), from_counts(sm, run), upper == len(run), time.monotonic() - start,
                          best[1] if best else (), best[0][1] if best else None, best[0][2] if best else None)
+
+
+def _score(kernel: MkKernel, caps: Abs, found: tuple[int, list[Fraction], dict[Abs, Fraction]]
+           ) -> Callable[[tuple[int, ...]], tuple[int, float | None]]:
+    """Cycles so far (1 a step) and Psi of the state, in floats: it only ranks the beam (the bound is exact)."""
+    ag = AbstractGraph(kernel, caps)
+    linear, g = [float(v) for v in found[1]], {a: float(v) for a, v in found[2].items()}
+
+    def score(k: tuple[int, ...]) -> tuple[int, float | None]:
+        a = ag.alpha(k)
+        return (1, sum(v * n for v, n in zip(linear, k)) + g[a]) if a in g else (1, None)
+    return score
