@@ -328,7 +328,7 @@ def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_roun
                           best[3].states() if best else 0, best[3].caps if best else (), best[2] if best else None)
 
 
-NARROW, WIDE = (1, 8), (64,)  # beam widths: tried against every bound, and against the best one only
+NARROW, WIDE = (1, 8), (64,)  # beam widths: after every bound found, and once the bounds are refined
 WIDE_SHARE = 0.6  # bounds are refined in the first 60 % of the budget; the wide beam has the rest
 
 
