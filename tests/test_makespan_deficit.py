@@ -28,13 +28,9 @@ def test_deficit_bound_is_sound_and_exact_claims_hold(text, sig, lat, warps):
         assert r.makespan == oracle
 
 
-@settings(max_examples=40, deadline=None)
-@given(text=st.text(alphabet="LCM", min_size=1, max_size=5), sig=st.sampled_from(["1", "2", "3", "1/2"]),
-       lat=st.sampled_from(["", "3", "2p"]), warps=st.integers(1, 5), extra=st.integers(0, 1))
-def test_every_concrete_move_has_its_abstract_move(text, sig, lat, warps, extra):
-    """The law behind every bound: alpha(s) -> alpha(t) with the same leaving warps, for every reached s -> t."""
-    k = make_kernel(text + lat, {u: sig if u == "L" else "1" for u in set(text)})
-    ag, moves = AbstractGraph(k, default_caps(k, extra)), CountMoves(CountSM(k, warps))
+def _missing_abstract_move(k, warps, ag):
+    """The first reached concrete move s -> t whose abstract move alpha(s) -> alpha(t) the graph lacks, or None."""
+    moves = CountMoves(CountSM(k, warps))
     todo, seen = [tuple([warps] + [0] * ag.P)], set()
     while todo:
         s = todo.pop()
@@ -46,8 +42,35 @@ def test_every_concrete_move_has_its_abstract_move(text, sig, lat, warps, extra)
             left = [0 if ag.wait[p] else min(s[p], ag.caps[p]) for p in range(ag.P)]
             for p, x in issued:
                 left[p] = x
-            assert (tuple(left), ag.alpha(t)) in abstract, (s, t)
+            if (tuple(left), ag.alpha(t)) not in abstract:
+                return s, t
             todo.append(t)
+    return None
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=st.text(alphabet="LCM", min_size=1, max_size=5), sig=st.sampled_from(["1", "2", "3", "1/2"]),
+       lat=st.sampled_from(["", "3", "2p"]), warps=st.integers(1, 5), extra=st.integers(0, 1))
+def test_every_concrete_move_has_its_abstract_move(text, sig, lat, warps, extra):
+    """The law behind every bound: alpha(s) -> alpha(t) with the same leaving warps, for every reached s -> t."""
+    k = make_kernel(text + lat, {u: sig if u == "L" else "1" for u in set(text)})
+    assert _missing_abstract_move(k, warps, AbstractGraph(k, default_caps(k, extra))) is None
+
+
+class _ClosedAtCap(AbstractGraph):
+    """Mutant: a capped count that issues is taken to stay capped (its 'at least so many' options dropped)."""
+
+    def moves(self, a):
+        return [(left, b) for left, b in super().moves(a) if all(b[q] == self.caps[q] for q in range(self.P)
+                                                                 if a[q] >= self.caps[q] and self.wait[q])]
+
+
+def test_an_abstraction_missing_moves_breaks_the_law():
+    """Kept mutant: dropping the 'at least so many' options of a capped count loses real moves; the law sees it."""
+    k = make_kernel("LLC", {"L": "2", "C": "1"})
+    mutant = _ClosedAtCap(k, default_caps(k))
+    assert _missing_abstract_move(k, 5, mutant) is not None
+    assert _missing_abstract_move(k, 5, AbstractGraph(k, default_caps(k))) is None
 
 
 def test_deficit_is_exact_on_both_benchmark_families_at_w_32():

@@ -203,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
                               "method": method}
     timings: dict[str, float] = {}
     t0 = started = time.monotonic()
+    deadline = started + AUTO_RESERVE * (args.timeout or AUTO_BUDGET)  # the searches end here: replay and print fit
     report["pessimistic"] = pessimistic(kernel, warps)
     timings["pessimistic"] = time.monotonic() - t0
     t0 = time.monotonic()
@@ -211,13 +212,12 @@ def run(args: argparse.Namespace) -> int:
     report["approximation"] = {"value": approx, "x": x, "y": y}
     if method == "auto":
         t0 = time.monotonic()
-        deadline = started + AUTO_RESERVE * (args.timeout or AUTO_BUDGET)
         method, out = _auto_exact(kernel, warps, deadline, progress)
         out.seconds, report["method"] = time.monotonic() - t0, method
     elif method in ("approx", "pessimistic"):
         out = _estimate(method, report, approx)
-    else:  # the method's budget ends where auto's would, leaving time to replay and print
-        budget = None if args.timeout is None else max(0.1, started + AUTO_RESERVE * args.timeout - time.monotonic())
+    else:
+        budget = None if args.timeout is None else max(0.1, deadline - time.monotonic())
         out = _exact(method, kernel, warps, budget, progress)
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,

@@ -64,6 +64,10 @@ class AbstractGraph:
     def done(self) -> Abs:
         return tuple(0 for _ in range(self.P))
 
+    def initial(self, warps: int) -> Abs:
+        """The abstract state of W warps all waiting at the first phase."""
+        return self.alpha((warps,) + (0,) * (self.P - 1))
+
     def alpha(self, counts: Sequence[int]) -> Abs:
         """The abstract state of a concrete count tuple (the done count, if present, is dropped)."""
         return tuple(min(n, c) for n, c in zip(counts, self.caps))
@@ -255,13 +259,13 @@ def bound_with_caps(kernel: MkKernel, warps: int, caps: Abs, deadline: float | N
                     ) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
     """The best deficit bound over units with these per-phase caps, or None."""
     ag = AbstractGraph(kernel, caps)
-    if not ag.build(ag.alpha((warps,) + (0,) * (ag.P - 1)), deadline):
+    if not ag.build(ag.initial(warps), deadline):
         return None
     return _best_bound(ag, kernel, warps)
 
 
 def _best_bound(ag: AbstractGraph, kernel: MkKernel, warps: int) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
-    a0 = ag.alpha((warps,) + (0,) * (ag.P - 1))
+    a0 = ag.initial(warps)
     best = None
     for u in kernel.units:
         togo = ag.deficit_to_go(u)
@@ -271,20 +275,6 @@ def _best_bound(ag: AbstractGraph, kernel: MkKernel, warps: int) -> tuple[int, s
         if best is None or bound < best[0]:
             best = (bound, u, togo, ag)
     return best
-
-
-def bounds_by_caps(extras: Iterable[int], kernel: MkKernel, deadline: float, label: str,
-                   progress: Callable[[str], None] | None, bound: Callable[[Abs], Any]) -> Iterator[tuple[Abs, Any]]:
-    """The bound found with caps sigma + extra, for each extra (skipping those that give none) while time lasts."""
-    for extra in extras:
-        if time.monotonic() > deadline:
-            return
-        caps = default_caps(kernel, extra)
-        found = bound(caps)
-        if progress:
-            progress(f"{label}: caps sigma+{extra}: bound {found[0] if found else None}")
-        if found is not None:
-            yield caps, found
 
 
 def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds: int = 12,
@@ -304,7 +294,7 @@ def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_roun
         if time.monotonic() > refine_until:
             break
         ag = AbstractGraph(kernel, caps)
-        if not ag.build(ag.alpha((warps,) + (0,) * (ag.P - 1)), refine_until):
+        if not ag.build(ag.initial(warps), refine_until):
             break
         found = _best_bound(ag, kernel, warps)
         if progress:
@@ -362,7 +352,7 @@ def _blamed(ag: AbstractGraph, kernel: MkKernel) -> set[int]:
 
 def _capped_on_longest_path(ag: AbstractGraph, togo: dict[Abs, int], unit: str, warps: int) -> set[int]:
     """Phases capped somewhere on a longest deficit path from the initial state."""
-    a, out, seen = ag.alpha((warps,) + (0,) * (ag.P - 1)), set(), set()
+    a, out, seen = ag.initial(warps), set(), set()
     while a != ag.done and a not in seen:
         seen.add(a)
         out |= {p for p in range(ag.P) if a[p] >= ag.caps[p]}

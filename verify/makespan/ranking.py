@@ -23,14 +23,14 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from warpcheck.encodings.makespan.lp import solve_lp
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.schedule import Schedule, from_counts
 from warpcheck.models.makespan.moves import CountMoves
-from warpcheck.verify.makespan.abstract import (NARROW, WIDE, WIDE_SHARE, Abs, AbstractGraph, bounds_by_caps, first_runs,
+from warpcheck.verify.makespan.abstract import (NARROW, WIDE, WIDE_SHARE, Abs, AbstractGraph, default_caps, first_runs,
                                                longer_run)
 
 Move = tuple[Abs, Abs, tuple[int, ...]]  # abstract state, next abstract state, warps leaving each phase
@@ -88,7 +88,7 @@ def ranking_bound(kernel: MkKernel, warps: int, caps: Abs, deadline: float | Non
     """The least bound c_0 W + g(initial) - g(done) the LP finds with these per-phase caps, or None."""
     sm = CountSM(kernel, 1)
     P = len(sm.phases) - 1
-    start = tuple(min(warps, caps[0]) if p == 0 else 0 for p in range(P))
+    start = AbstractGraph(kernel, caps).initial(warps)
     moves = abstract_moves(kernel, caps, start, deadline)
     if moves is None:
         return None
@@ -125,6 +125,20 @@ def _rational(x: list[float], states: list[Abs], moves: set[Move], busy: list[in
         if all(c[p] >= c[p + 1] for p in busy) and exact_drop(moves, c[:P], g):
             return math.floor(c[0] * warps + g[start]), c[:P], g
     return None
+
+
+def bounds_by_caps(extras: Iterable[int], kernel: MkKernel, deadline: float, label: str,
+                   progress: Callable[[str], None] | None, bound: Callable[[Abs], Any]) -> Iterator[tuple[Abs, Any]]:
+    """The bound found with caps sigma + extra, for each extra (skipping those that give none) while time lasts."""
+    for extra in extras:
+        if time.monotonic() > deadline:
+            return
+        caps = default_caps(kernel, extra)
+        found = bound(caps)
+        if progress:
+            progress(f"{label}: caps sigma+{extra}: bound {found[0] if found else None}")
+        if found is not None:
+            yield caps, found
 
 
 def ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra: int = 2,
