@@ -6,7 +6,8 @@ from typing import Any
 
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.files import atomic_write_text
-from warpcheck.models.makespan.schedule import Schedule
+from warpcheck.models.makespan.schedule import Schedule, from_counts
+from warpcheck.models.makespan.sm import CountSM
 from warpcheck.sim.makespan.check import FORMAT, VERSION, CertificateRefused, check
 
 CERTIFYING = ("auto", "enumerate", "deficit", "ranking")
@@ -26,10 +27,21 @@ def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
 
 def certificate(kernel: str, sigma: dict[str, str], warps: int, schedule: Schedule,
                 proof: tuple[str, Any]) -> dict[str, Any]:
-    """The certificate of an exact answer: the instance, the schedule reaching it, the potential bounding it."""
-    return {"certificate": FORMAT, "version": VERSION, "kernel": kernel, "sigma": sigma, "warps": warps,
+    """The certificate of an exact answer: the instance, the schedule reaching it, the potential bounding it.
+
+    With a pump (the run was pumped from a smaller W0), also the W0 run and
+    its repeated cycles: the checker then proves the worst case for every
+    W0 + m d.
+    """
+    cert = {"certificate": FORMAT, "version": VERSION, "kernel": kernel, "sigma": sigma, "warps": warps,
             "makespan": schedule.makespan, "schedule": [list(r) for r in schedule.issue],
             "bound": _bound(proof[0], proof[1], warps)}
+    pump = getattr(proof[1], "pump", None)
+    if pump is not None:
+        base = from_counts(CountSM(schedule.kernel, pump.warps), list(pump.run))
+        cert["pump"] = {"warps": pump.warps, "schedule": [list(r) for r in base.issue],
+                        "repeat": [[i + 1, j] for i, j in pump.stretches], "period": pump.period}
+    return cert
 
 
 def write(path: str, cert: dict[str, Any]) -> None:
@@ -63,6 +75,11 @@ def run_check(path: str, as_json: bool) -> int:
     print(f"certificate holds: the worst-case makespan of {r.kernel}, W = {r.warps}, is exactly {r.makespan} "
           f"(schedule replayed; upper bound {r.upper} checked over {r.states} {how})")
     if r.every_w_from is not None:
-        print(f"the same table bounds every W >= {r.every_w_from}: {r.formula} (upper bound only; each W's "
-              "lower bound is its own run)")
+        print(f"the same table bounds every W >= {r.every_w_from}: {r.formula}")
+    if r.exact_from is not None:
+        which = "every W" if r.period == 1 else f"every W = {r.exact_from} + {r.period} m"
+        print(f"and the pumped run of {r.exact_from} warps meets it for {which} >= {r.exact_from}: "
+              f"{r.exact_formula} (exact for every such W)")
+    elif r.every_w_from is not None:
+        print("(upper bound only for other W: each W's lower bound is its own run)")
     return 0

@@ -49,6 +49,14 @@ class Outcome:
     note: str = ""
     proof: tuple[str, Any] | None = None  # the search's own result, from which a certificate is written
 
+    @property
+    def closed_form(self) -> dict[str, Any] | None:
+        """The worst case for every W of a class, when the exact run was pumped from a small W."""
+        from warpcheck.verify.makespan.pump import closed_form
+
+        pump = getattr(self.proof[1], "pump", None) if self.exact and self.proof else None
+        return closed_form(pump) if pump is not None else None
+
 
 def register(sub: Any) -> None:
     """Add the ``makespan`` verb."""
@@ -222,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},
-                  schedule=out.schedule.to_json() if out.schedule else None)
+                  closed_form=out.closed_form, schedule=out.schedule.to_json() if out.schedule else None)
     if out.schedule is not None and not _check_replay(out.schedule, out.makespan, report):
         print(f"warpcheck makespan: error: internal error, the schedule found does not replay: "
               f"{report['replay']['problem'] or report['replay']['makespan']}", file=sys.stderr)
@@ -270,6 +278,11 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
           f"sigma {', '.join(f'{u}={v}' for u, v in report['sigma'].items())}")
     label = "exact worst-case makespan" if report["exact"] else "makespan (not proved exact)"
     print(f"{label}: {report['makespan']}   [{report['method']}, {t[report['method']]:.3f} s; {report['note']}]")
+    cf = report["closed_form"]
+    if cf:
+        print(f"for {cf['for']}: makespan = {cf['formula']} (the bound holds for every W; a run of "
+              f"{cf['base_warps']} warps, cycles {', '.join(f'{a}..{b}' if a < b else f'{a}' for a, b in cf['repeated_cycles'])} "
+              f"repeated per {cf['period']} more warp{'s' if cf['period'] > 1 else ''}, meets it)")
     print(f"pessimistic bound (Eq. 5-7): {report['pessimistic']}   [{t['pessimistic']:.3f} s]")
     a = report["approximation"]
     print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")

@@ -47,6 +47,7 @@ from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.kernel import MkKernel, check_warps, parse_kernel, parse_sigmas, transform
 from warpcheck.models.makespan.schedule import Schedule
 from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
+from warpcheck.sim.makespan.pumped import PumpRefused, check_pump
 from warpcheck.sim.makespan.replay import replay
 
 FORMAT = "warpcheck-makespan-certificate"
@@ -70,6 +71,9 @@ class CheckResult:
     states: int
     every_w_from: int | None  # the same table bounds every W >= this (deficit, or a linear part)
     formula: str = ""  # the bound as a function of W, when it holds for every W >= every_w_from
+    exact_from: int | None = None  # with a pump: the worst case is known exactly for every W = exact_from + m period
+    period: int = 1
+    exact_formula: str = ""  # the worst case as a function of W on that class
 
 
 def _refuse(msg: str) -> CertificateRefused:
@@ -245,8 +249,28 @@ def check(cert: Any) -> CheckResult:
     check_bound(kernel, b)
     # the initial entry, hence the bound's formula, is the same for every W >= the cap of phase 0
     every = b.caps[0] if (b.unit is not None or any(b.linear)) and warps >= b.caps[0] else None
-    return CheckResult(cert["kernel"], warps, claimed, upper, b.weight, b.unit, len(b.table), every,
-                       _formula(kernel, b) if every else "")
+    out = CheckResult(cert["kernel"], warps, claimed, upper, b.weight, b.unit, len(b.table), every,
+                      _formula(kernel, b) if every else "")
+    if "pump" in cert:
+        _closed_form(kernel, b, cert["pump"], out)
+    return out
+
+
+def _closed_form(kernel: MkKernel, b: Bound, pump: Any, out: CheckResult) -> None:
+    """A pump whose base run meets the bound and grows as fast: the worst case on the pump's whole class."""
+    try:
+        pc = check_pump(kernel, pump)
+    except PumpRefused as e:
+        raise _refuse(f"pump: {e}") from None
+    if out.every_w_from is None or pc.warps < out.every_w_from:
+        raise _refuse(f"the pump's W0 = {pc.warps} is not where the table bounds every W (W >= {out.every_w_from})")
+    slope = b.linear[0] if b.unit is None else Fraction(_work(kernel, b.unit), kernel.sigma_of(b.unit))
+    if _upper(kernel, b, pc.warps) != pc.makespan or slope * pc.period != pc.cycles:
+        raise _refuse(f"the pump's run ({pc.makespan} cycles at W0 = {pc.warps}, {pc.cycles} more per {pc.period} "
+                      f"warps) does not meet the bound {_upper(kernel, b, pc.warps)} growing by {slope} per warp")
+    out.exact_from, out.period = pc.warps, pc.period
+    offset = pc.makespan - slope * pc.warps
+    out.exact_formula = f"makespan = {slope} W {'-' if offset < 0 else '+'} {abs(offset)}"
 
 
 def _formula(kernel: MkKernel, b: Bound) -> str:

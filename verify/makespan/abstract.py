@@ -32,6 +32,7 @@ from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.schedule import Schedule, from_counts
 from warpcheck.models.makespan.sm import CountSM, splits
+from warpcheck.verify.makespan.pump import Pump, pumped_run
 
 Abs = tuple[int, ...]
 Move = tuple[tuple[int, ...], Abs]  # warps leaving each phase (a capped busy stage: its cap), next abstract state
@@ -253,6 +254,7 @@ class AbstractResult:
     states: int
     caps: Abs = ()
     potential: dict[Abs, int] | None = None  # the deficit to go from every abstract state (the proof)
+    pump: Pump | None = None  # when the run was pumped from a smaller W: then exact on the pump's whole class
 
 
 def bound_with_caps(kernel: MkKernel, warps: int, caps: Abs, deadline: float | None = None
@@ -290,6 +292,7 @@ def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_roun
     sm = CountSM(kernel, warps)
     moves = CountMoves(sm)
     best, run, caps = None, first_runs(sm, moves), default_caps(kernel)
+    pump = None
     for _ in range(max_rounds):
         if time.monotonic() > refine_until:
             break
@@ -303,6 +306,10 @@ def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_roun
             refine = _blamed(ag, kernel)
         else:
             best = found if best is None or found[0] < best[0] else best
+            pumped = _pumped(kernel, warps, found, refine_until, progress)
+            if pumped is not None:
+                run, pump = pumped
+                break
             run = longer_run(moves, _deficit_score(found), run, best[0], NARROW, deadline, progress, "abstract")
             if len(run) >= best[0]:
                 break
@@ -315,10 +322,12 @@ def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_roun
     upper = best[0] if best else None
     return AbstractResult(upper, best[1] if best else None, len(run), from_counts(sm, run),
                           upper == len(run), time.monotonic() - start,
-                          best[3].states() if best else 0, best[3].caps if best else (), best[2] if best else None)
+                          best[3].states() if best else 0, best[3].caps if best else (), best[2] if best else None,
+                          pump)
 
 
 NARROW, WIDE = (1, 8), (64,)  # beam widths: after every bound found, and once the bounds are refined
+BASE = (8, 64, 256, 1024)  # beam widths for a base run to pump: at W0 <= 27 even 1024 takes about a second
 WIDE_SHARE = 0.6  # bounds are refined in the first 60 % of the budget; the wide beam has the rest
 
 
@@ -333,6 +342,24 @@ def longer_run(moves: CountMoves, score: Callable[[tuple[int, ...]], tuple[Any, 
         if progress:
             progress(f"{label}: beam {width}: run of {len(guided)} cycles")
     return run
+
+
+def _pumped(kernel: MkKernel, warps: int, found: tuple[int, str, dict[Abs, int], AbstractGraph], deadline: float,
+            progress: Callable[[str], None] | None) -> tuple[Run, Pump] | None:
+    """A run meeting the bound, pumped from a small W: the bound is one table for every W from the cap of phase 0."""
+    _, unit, togo, ag = found
+    sigma, need = kernel.sigma_of(unit), work(kernel, unit)
+
+    def bound_at(w: int) -> int | None:
+        a0 = ag.initial(w)
+        return (w * need + togo[a0]) // sigma if w >= ag.caps[0] and a0 in togo else None
+
+    score = _deficit_score(found)
+
+    def beam(moves: CountMoves) -> Run:
+        target = bound_at(moves.sm.warps) or 0
+        return longer_run(moves, score, first_runs(moves.sm, moves), target, BASE, deadline, None, "")
+    return pumped_run(kernel, warps, Fraction(need, sigma), bound_at, beam, deadline, progress)
 
 
 def _deficit_score(found: tuple[int, str, dict[Abs, int], AbstractGraph]) -> Callable[[tuple[int, ...]], tuple[Any, Any]]:

@@ -30,7 +30,8 @@ from warpcheck.models.makespan.sm import CountSM
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.schedule import Schedule, from_counts
 from warpcheck.models.makespan.moves import CountMoves
-from warpcheck.verify.makespan.abstract import (NARROW, WIDE, WIDE_SHARE, Abs, AbstractGraph, default_caps, first_runs,
+from warpcheck.verify.makespan.pump import Pump, pumped_run
+from warpcheck.verify.makespan.abstract import (BASE, NARROW, WIDE, WIDE_SHARE, Abs, AbstractGraph, default_caps, first_runs,
                                                longer_run)
 
 Move = tuple[Abs, Abs, tuple[int, ...]]  # abstract state, next abstract state, warps leaving each phase
@@ -48,6 +49,7 @@ class RankingResult:
     caps: Abs = ()
     linear: list[Fraction] | None = None
     potential: dict[Abs, Fraction] | None = None
+    pump: Pump | None = None  # when the run was pumped from a smaller W: then exact on the pump's whole class
 
     @property
     def states(self) -> int:
@@ -149,11 +151,16 @@ def ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra
     sm = CountSM(kernel, warps)
     moves = CountMoves(sm)
     run, best, scores = first_runs(sm, moves), None, []
+    pump = None
     for caps, found in bounds_by_caps(range(max_extra + 1), kernel, refine_until, "ranking", progress,
                                       lambda caps: ranking_bound(kernel, warps, caps, refine_until)):
         if best is None or found[0] < best[0][0]:
             best = (found, caps)
         scores.append(_score(kernel, caps, found))
+        pumped = _pumped(kernel, warps, caps, found, scores[-1], refine_until, progress)
+        if pumped is not None and found[0] == best[0][0]:
+            run, pump = pumped
+            break
         run = longer_run(moves, scores[-1], run, best[0][0], NARROW, deadline, progress, "ranking")
         if len(run) >= best[0][0]:
             break
@@ -163,7 +170,24 @@ def ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra
         run = longer_run(moves, score, run, best[0][0], WIDE, deadline, progress, "ranking")
     upper = best[0][0] if best else None
     return RankingResult(upper, len(run), from_counts(sm, run), upper == len(run), time.monotonic() - start,
-                         best[1] if best else (), best[0][1] if best else None, best[0][2] if best else None)
+                         best[1] if best else (), best[0][1] if best else None, best[0][2] if best else None, pump)
+
+
+def _pumped(kernel: MkKernel, warps: int, caps: Abs, found: tuple[int, list[Fraction], dict[Abs, Fraction]],
+            score: Callable[[tuple[int, ...]], tuple[int, float | None]], deadline: float,
+            progress: Callable[[str], None] | None) -> tuple[list[dict[str, int]], Pump] | None:
+    """A run meeting the bound, pumped from a small W: the potential is one table for every W from the cap of phase 0."""
+    _, linear, g = found
+    ag = AbstractGraph(kernel, caps)
+
+    def bound_at(w: int) -> int | None:
+        a0 = ag.initial(w)
+        return math.floor(linear[0] * w + g[a0]) if w >= caps[0] and a0 in g else None
+
+    def beam(moves: CountMoves) -> list[dict[str, int]]:
+        target = bound_at(moves.sm.warps) or 0
+        return longer_run(moves, score, first_runs(moves.sm, moves), target, BASE, deadline, None, "")
+    return pumped_run(kernel, warps, linear[0], bound_at, beam, deadline, progress)
 
 
 def _score(kernel: MkKernel, caps: Abs, found: tuple[int, list[Fraction], dict[Abs, Fraction]]
