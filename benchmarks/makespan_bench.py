@@ -32,6 +32,7 @@ from warpcheck.models.makespan.kernel import MkKernel, make_kernel
 from warpcheck.sim.makespan.check import check
 from warpcheck.sim.makespan.enum import SearchBudgetExceeded, worst_case, worst_case_per_warp
 from warpcheck.verify.makespan.abstract import abstract_search
+from warpcheck.verify.makespan.pump import closed_form
 from warpcheck.verify.makespan.ranking import ranking_search
 from warpcheck.verify.makespan.search import bound_search, optimize_search
 
@@ -139,27 +140,35 @@ def _certified(text: str, sigma: dict[str, str], w: int, schedule: Any, proof: t
     return check(certificate(text, sigma, w, schedule, proof)).makespan
 
 
-def _enum_certified(text: str, sigma: dict[str, str], w: int, cap: float) -> tuple[int | None, float, int | None]:
+def _enum_certified(text: str, sigma: dict[str, str], w: int, cap: float) -> dict[str, Any]:
     t0 = time.monotonic()
     try:
         r = worst_case(make_kernel(text, sigma), w, timeout=cap)
     except SearchBudgetExceeded:
-        return None, time.monotonic() - t0, None
+        return {"makespan": None, "seconds": time.monotonic() - t0, "states": None}
     secs = time.monotonic() - t0
-    return _certified(text, sigma, w, r.schedule, ("enumerate", r)), secs, r.states
+    value = _certified(text, sigma, w, r.schedule, ("enumerate", r))
+    return {"makespan": value, "seconds": secs, "states": r.states, "lower": value, "upper": value}
 
 
-def _abstract_certified(name: str) -> Callable[[str, dict[str, str], int, float], tuple[Any, Any, Any]]:
-    """A run of ``deficit`` or ``ranking`` counted exact only within the cap, with its certificate checked."""
+def _abstract_certified(name: str) -> Callable[[str, dict[str, str], int, float], dict[str, Any]]:
+    """A run of ``deficit`` or ``ranking`` counted exact only within the cap, with its certificate checked.
+
+    Besides the exact value: the longest run found (a lower bound) and the
+    bound proved (an upper bound) whether they meet or not, and the closed
+    form when the run was pumped.
+    """
     search = abstract_search if name == "deficit" else ranking_search
 
-    def run(text: str, sigma: dict[str, str], w: int, cap: float) -> tuple[Any, Any, Any]:
+    def run(text: str, sigma: dict[str, str], w: int, cap: float) -> dict[str, Any]:
         t0 = time.monotonic()
         r = search(make_kernel(text, sigma), w, budget=cap)
         secs = time.monotonic() - t0
-        if not r.exact or secs > cap:
-            return None, secs, None
-        return _certified(text, sigma, w, r.schedule, (name, r)), secs, r.states
+        out = {"makespan": None, "seconds": secs, "states": None, "lower": r.makespan, "upper": r.upper}
+        if r.exact and secs <= cap:
+            out.update(makespan=_certified(text, sigma, w, r.schedule, (name, r)), states=r.states,
+                       closed_form=closed_form(r.pump) if r.pump else None)
+        return out
     return run
 
 
@@ -174,35 +183,62 @@ def one_kernel(job: tuple[str, dict[str, str], float]) -> dict[str, Any]:
     small = worst_case_per_warp(k, 3) if len(k.instrs) <= 12 else worst_case(k, 3).makespan
     checks = [worst_case(k, 3).makespan == small]
     for m in RANDOM_METHODS.values():
-        checks.append(m(text, sigma, 3, cap)[0] in (None, small))
+        checks.append(m(text, sigma, 3, cap)["makespan"] in (None, small))
     enum_ok = True
     for w in RANDOM_WARPS:
-        runs: dict[str, tuple[Any, Any, Any]] = {m: fn(text, sigma, w, cap) for m, fn in RANDOM_METHODS.items()}
-        runs["enumerate"] = _enum_certified(text, sigma, w, cap) if enum_ok else (None, None, None)
-        enum_ok = runs["enumerate"][0] is not None
-        values = {v[0] for v in runs.values() if v[0] is not None}
-        checks.append(len(values) <= 1)
-        row["runs"][str(w)] = {m: {"makespan": v[0], "seconds": v[1], "states": v[2]} for m, v in runs.items()}
-        print(f"{text} {sigma} W={w}: " + ", ".join(f"{m} {v[0]} ({v[1] or 0:.1f} s)" for m, v in runs.items()),
-              flush=True)
+        runs = {m: fn(text, sigma, w, cap) for m, fn in RANDOM_METHODS.items()}
+        runs["enumerate"] = (_enum_certified(text, sigma, w, cap) if enum_ok
+                             else {"makespan": None, "seconds": None, "states": None})
+        enum_ok = runs["enumerate"]["makespan"] is not None
+        values = {v["makespan"] for v in runs.values() if v["makespan"] is not None}
+        lowers = [v["lower"] for v in runs.values() if v.get("lower") is not None]
+        uppers = [v["upper"] for v in runs.values() if v.get("upper") is not None]
+        checks.append(len(values) <= 1 and (not lowers or not uppers or max(lowers) <= min(uppers)))
+        row["runs"][str(w)] = runs
+        print(f"{text} {sigma} W={w}: " + ", ".join(f"{m} {v['makespan']} ({v['seconds'] or 0:.1f} s)"
+                                                    for m, v in runs.items()), flush=True)
     row["agree"] = all(checks)
     return row
 
 
 def random_table(rows: list[dict[str, Any]], cap: float) -> str:
-    """Per W and method: exact count and median seconds of the exact ones."""
+    """Per W and method: exact count and median seconds of the exact ones; closed forms; brackets of the rest."""
     names = [*RANDOM_METHODS, "enumerate"]
-    out = [f"{len(rows)} kernels, cap {cap:g} s per run; median seconds over the exact answers", "",
-           "| W | " + " | ".join(f"{m} exact | median s" for m in names) + " | any | all cross-checks |",
-           "|---" * (2 * len(names) + 3) + "|"]
+    out = [f"{len(rows)} kernels, cap {cap:g} s per run; median seconds over the exact answers; closed form: "
+           "exact answers that also hold for every W of a class (a pumped run)", "",
+           "| W | " + " | ".join(f"{m} exact | median s" for m in names) + " | any | closed form | all cross-checks |",
+           "|---" * (2 * len(names) + 4) + "|"]
     for w in map(str, RANDOM_WARPS):
         cells = []
         for m in names:
             times = [r["runs"][w][m]["seconds"] for r in rows if r["runs"][w][m]["makespan"] is not None]
             cells += [f"{len(times)}", f"{statistics.median(times):.2f}" if times else "-"]
         either = sum(any(r["runs"][w][m]["makespan"] is not None for m in names) for r in rows)
+        closed = sum(any(r["runs"][w][m].get("closed_form") for m in names) for r in rows)
         agree = sum(r["agree"] for r in rows)
-        out.append(f"| {w} | " + " | ".join(cells) + f" | {either} | {agree}/{len(rows)} |")
+        out.append(f"| {w} | " + " | ".join(cells) + f" | {either} | {closed} | {agree}/{len(rows)} |")
+    return "\n".join(out + ["", brackets(rows)])
+
+
+def brackets(rows: list[dict[str, Any]]) -> str:
+    """The kernels no method answers exactly at some W: the best run found and the best bound proved."""
+    out = ["Not exact within the cap: longest run found .. least bound proved (gap)", "",
+           "| kernel | sigma | " + " | ".join(f"W = {w}" for w in RANDOM_WARPS) + " |",
+           "|---|---|" + "---|" * len(RANDOM_WARPS)]
+    for r in rows:
+        cells = []
+        for w in map(str, RANDOM_WARPS):
+            runs = r["runs"][w].values()
+            if any(v["makespan"] is not None for v in runs):
+                cells.append("exact")
+                continue
+            lo = max((v["lower"] for v in runs if v.get("lower")), default=None)
+            hi = min((v["upper"] for v in runs if v.get("upper")), default=None)
+            gap = f" ({100 * (hi - lo) / lo:.1f} %)" if lo and hi else ""
+            cells.append(f"{lo or '-'} .. {hi or '-'}{gap}")
+        if any(c != "exact" for c in cells):
+            sig = ", ".join(f"{u}={v}" for u, v in sorted(r["sigma"].items()))
+            out.append(f"| {r['kernel']} | {sig} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

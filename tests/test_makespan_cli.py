@@ -62,3 +62,15 @@ def test_auto_within_timeout_reports_its_best_run_as_a_lower_bound(capsys):
     out = json.loads(capsys.readouterr().out)
     assert rc == 4 and "status" not in out
     assert out["exact"] is False and out["makespan"] == 18 * 600 and out["replay"]["ok"]
+
+
+def test_a_run_that_is_not_exact_also_reports_the_bound_proved(capsys):
+    """Exit 4 with an interval: the best run below, the least bound proved above, the true worst case between."""
+    argv = ["makespan", "LLCLLL", "--warps", "10", "--sigma", "L=1", "--sigma", "C=1/2"]
+    assert main(argv + ["--method", "ranking", "--timeout", "20", "--json"]) == 4
+    out = json.loads(capsys.readouterr().out)
+    assert out["upper"]["method"] == "ranking" and out["upper"]["value"] > out["makespan"]
+    assert main(argv + ["--method", "enumerate", "--json"]) == 0
+    truth = json.loads(capsys.readouterr().out)
+    assert out["makespan"] <= truth["makespan"] <= out["upper"]["value"]
+    assert truth["upper"] == {"value": truth["makespan"], "method": "exact"}

@@ -48,6 +48,7 @@ class Outcome:
     seconds: float
     note: str = ""
     proof: tuple[str, Any] | None = None  # the search's own result, from which a certificate is written
+    upper: tuple[int, str] | None = None  # the least upper bound proved, and by which method, exact or not
 
     @property
     def closed_form(self) -> dict[str, Any] | None:
@@ -148,7 +149,8 @@ def _deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Any)
     r = abstract_search(kernel, warps, budget=timeout or 60.0, progress=progress)
     note = (f"deficit bound on unit {r.unit} proved over {r.states} abstract states and met by a run"
             if r.exact else f"deficit bound {r.upper} not met (best run {r.makespan})")
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("deficit", r) if r.exact else None)
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("deficit", r) if r.exact else None,
+                   upper=(r.upper, "deficit") if r.upper is not None else None)
 
 
 def _auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Any) -> tuple[str, Outcome]:
@@ -157,7 +159,7 @@ def _auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Any) ->
     out = _enumerate(kernel, warps, max(0.1, min(AUTO_FIRST, deadline - time.monotonic())), progress, search)
     if out.exact:
         return "enumerate", out
-    best = out
+    best, upper = out, None
     for (name, method), share in zip((("deficit", _deficit), ("ranking", _ranking)), AUTO_SHARES):
         left = deadline - time.monotonic()
         if left <= 0:
@@ -166,9 +168,11 @@ def _auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Any) ->
         if out.exact:
             return name, out
         best = out if (out.makespan or 0) > (best.makespan or 0) else best
+        upper = out.upper if upper is None or (out.upper and out.upper[0] < upper[0]) else upper
     out = _enumerate(kernel, warps, max(0.1, deadline - time.monotonic()), progress, search)
     if not out.exact:
-        out = Outcome(best.makespan, False, best.schedule, 0.0, f"{out.note}; lower bound from the best run found")
+        out = Outcome(best.makespan, False, best.schedule, 0.0, f"{out.note}; lower bound from the best run found",
+                      upper=upper)
     return "enumerate", out
 
 
@@ -178,7 +182,8 @@ def _ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Any)
     r = ranking_search(kernel, warps, budget=timeout or 60.0, progress=progress)
     note = (f"ranking function (linear part {' '.join(map(str, r.linear or []))}) over {r.states} abstract states, "
             "met by a run" if r.exact else f"ranking bound {r.upper} not met (best run {r.makespan})")
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("ranking", r) if r.exact else None)
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("ranking", r) if r.exact else None,
+                   upper=(r.upper, "ranking") if r.upper is not None else None)
 
 
 def _exact(method: str, kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
@@ -230,7 +235,8 @@ def run(args: argparse.Namespace) -> int:
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},
-                  closed_form=out.closed_form, schedule=out.schedule.to_json() if out.schedule else None)
+                  upper=_upper(out), closed_form=out.closed_form,
+                  schedule=out.schedule.to_json() if out.schedule else None)
     if out.schedule is not None and not _check_replay(out.schedule, out.makespan, report):
         print(f"warpcheck makespan: error: internal error, the schedule found does not replay: "
               f"{report['replay']['problem'] or report['replay']['makespan']}", file=sys.stderr)
@@ -258,6 +264,13 @@ def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> 
     return True
 
 
+def _upper(out: Outcome) -> dict[str, Any] | None:
+    """The least upper bound proved: the makespan itself when exact, else the best bound of deficit or ranking."""
+    if out.exact and out.makespan is not None:
+        return {"value": out.makespan, "method": "exact"}
+    return {"value": out.upper[0], "method": out.upper[1]} if out.upper else None
+
+
 def _estimate(method: str, report: dict[str, Any], approx: int) -> Outcome:
     value = approx if method == "approx" else report["pessimistic"]
     return Outcome(value, False, None, 0.0, "an upper estimate, not the exact worst case")
@@ -278,6 +291,10 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
           f"sigma {', '.join(f'{u}={v}' for u, v in report['sigma'].items())}")
     label = "exact worst-case makespan" if report["exact"] else "makespan (not proved exact)"
     print(f"{label}: {report['makespan']}   [{report['method']}, {t[report['method']]:.3f} s; {report['note']}]")
+    up = report["upper"]
+    if not report["exact"] and up and report["makespan"]:
+        print(f"the worst case lies in {report['makespan']} .. {up['value']}: the run above, and the bound "
+              f"proved by {up['method']} ({100 * (up['value'] - report['makespan']) / report['makespan']:.1f} % above)")
     cf = report["closed_form"]
     if cf:
         print(f"for {cf['for']}: makespan = {cf['formula']} (the bound holds for every W; a run of "
