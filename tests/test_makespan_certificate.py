@@ -16,17 +16,20 @@ from warpcheck.sim.makespan.enum import CountMoves, worst_case, worst_case_per_w
 from warpcheck.verify.makespan.abstract import abstract_search
 
 EXAMPLES = pathlib.Path(__file__).parent.parent / "examples" / "makespan"
-PAPER = [("llcll-w600.cert.json", 600, 2401), ("lclcl-w420-sigmaL-half.cert.json", 420, 2522)]
+PAPER = [("llcll-w600.cert.json", 600, 2401, "makespan = 4 W + 1"),
+         ("lclcl-w420-sigmaL-half.cert.json", 420, 2522, "makespan = 6 W + 2")]
 
 
 def _load(name):
     return json.loads((EXAMPLES / name).read_text())
 
 
-@pytest.mark.parametrize("name,warps,value", PAPER)
-def test_paper_certificates_hold(name, warps, value):
+@pytest.mark.parametrize("name,warps,value,formula", PAPER)
+def test_paper_certificates_hold(name, warps, value, formula):
+    """Each proves its W, and with its pump the closed form for every W >= 16 (the paper computed one W each)."""
     r = check(_load(name))
     assert (r.warps, r.makespan, r.upper) == (warps, value, value) and r.weight == "deficit"
+    assert (r.exact_formula, r.exact_from, r.period) == (formula, 16, 1)
 
 
 def _claim_more(c):
@@ -64,8 +67,16 @@ def _other_sigma(c):
     c["sigma"]["L"] = "2"
 
 
+def _pump_longer(c):
+    c["pump"]["repeat"][-1][1] += 1
+
+
+def _pump_base_changed(c):
+    c["pump"]["schedule"][-1][-1] += 1
+
+
 TAMPERS = [_claim_more, _lower_init_potential, _lower_every_potential, _drop_a_state, _move_an_issue,
-           _shrink_the_cap, _other_warps, _other_sigma]
+           _shrink_the_cap, _other_warps, _other_sigma, _pump_longer, _pump_base_changed]
 
 
 @pytest.mark.parametrize("tamper", TAMPERS, ids=[t.__name__ for t in TAMPERS])
