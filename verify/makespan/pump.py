@@ -31,11 +31,11 @@ rules, sharing no code with this module.
 from __future__ import annotations
 
 import time
-
-import numpy as np
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
 
 from warpcheck.models.makespan.moves import CountMoves, Key
 from warpcheck.models.makespan.kernel import MkKernel
@@ -45,8 +45,6 @@ Run = list[dict[str, int]]
 
 MAX_PERIOD = 4  # periods tried: the extra warps' spread over phases grows fast with it
 BASES = range(16, 16 + MAX_PERIOD)  # the W0 tried for a base run: one of them is W's class for every period
-
-
 Stretch = tuple[int, int]  # cycles [i, j) of the run (states k_i .. k_j)
 
 
@@ -117,18 +115,18 @@ class _Chains:
         start = np.zeros(self.done + 1, dtype=np.int64)
         start[0] = d
         reach: dict[int, dict[bytes, tuple[int, np.ndarray, tuple[Stretch, ...]]]] = {0: {start.tobytes(): (0, start, ())}}
-        best: tuple[int, tuple[Stretch, ...]] | None = None
-        for t in range(self.T):
+        best: tuple[int, tuple[Stretch, ...]] = (0, ())
+        for t in range(self.T + 1):
             for gain, y, chain in reach.pop(t, {}).values():
                 if y[self.done] == d:  # every extra warp done: nothing more to check
-                    best = max(best or (gain, chain), (gain, chain), key=lambda e: e[0])
+                    best = max(best, (gain, chain), key=lambda e: e[0])
                     continue
                 lim = self.limit(y, t)
                 if lim > t:
                     self._keep(reach, t + 1, gain, y, chain)  # the extra warps stand still through state t
                 for j, y2 in self._stretches(y, t, lim):
                     self._keep(reach, j, gain + j - t, y2, chain + ((t, j),))
-        return best[1] if best and best[1] else None
+        return best[1] or None
 
     def _stretches(self, y: np.ndarray, t: int, lim: int) -> Iterator[tuple[int, np.ndarray]]:
         """Stretches [t, j) the extra warps can follow: Y + (k_j - k_t) stays >= 0 and may stand where it goes."""
@@ -161,12 +159,6 @@ def find_pumps(moves: CountMoves, run: Run) -> list[Pump]:
         if best:
             out.append(Pump(moves.sm.warps, tuple(run), best, d))
     return out
-
-
-def steepest(pumps: list[Pump], warps: int) -> Pump | None:
-    """The pump covering ``warps`` that adds the most cycles per warp (then the shortest period)."""
-    fit = [p for p in pumps if p.covers(warps)]
-    return max(fit, key=lambda p: (Fraction(p.cycles, p.period), -p.period), default=None)
 
 
 def pumped_run(kernel: MkKernel, warps: int, slope: Fraction, bound_at: Callable[[int], int | None],
