@@ -20,6 +20,8 @@ from warpcheck.sim.makespan.replay import replay
 METHODS = ("auto", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
 AUTO_BUDGET = 120.0  # seconds auto spends when --timeout is not given: every search in it is bounded
 AUTO_FIRST = 2.0  # seconds of enumeration before the deficit method (small instances end there)
+AUTO_FIRST_LARGE = 0.25  # the same above AUTO_SMALL warps, where only trivial kernels end it and deficit is quicker
+AUTO_SMALL = 32
 AUTO_SHARES = (3, 2)  # deficit gets a third of what is left, then ranking half of the rest (each at least 10 s)
 AUTO_RESERVE = 0.9  # auto ends its searches at 90 % of --timeout: the rest replays and prints the schedule
 SMT_BUDGET = 300.0  # the SMT and ILP searches stop here when --timeout is not given
@@ -70,7 +72,7 @@ def register(sub: Any) -> None:
     p.add_argument("--sigma", action="append", default=[], metavar="U=n|U=1/n",
                    help="warps per cycle on unit type U (repeat for every unit of the kernel)")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="auto (default): enumerate for 2 s, then deficit, then ranking, then enumerate on (all "
+                   help="auto (default): enumerate for 2 s (0.25 s above 32 warps), then deficit, then ranking, then enumerate on (all "
                         "within --timeout, default 120 s); ranking: a bound linear in W proved by a ranking "
                         "function found by LP over the abstract graph, met by a searched run; "
                         "deficit: bound by deficit accounting over an abstract graph, met by a searched run; "
@@ -156,7 +158,8 @@ def _deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Any)
 def _auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Any) -> tuple[str, Outcome]:
     """Enumerate briefly (small instances end there), then deficit, ranking, and enumerate on with what is left."""
     search = Enumeration(kernel, warps)  # the memo survives a timeout: resumed last
-    out = _enumerate(kernel, warps, max(0.1, min(AUTO_FIRST, deadline - time.monotonic())), progress, search)
+    first = AUTO_FIRST if warps <= AUTO_SMALL else AUTO_FIRST_LARGE
+    out = _enumerate(kernel, warps, max(0.1, min(first, deadline - time.monotonic())), progress, search)
     if out.exact:
         return "enumerate", out
     best, upper = out, None
