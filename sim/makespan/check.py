@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -47,7 +47,6 @@ from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.kernel import MkKernel, check_warps, parse_kernel, parse_sigmas, transform
 from warpcheck.models.makespan.schedule import Schedule
 from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
-from warpcheck.sim.makespan.invariants import Ineq, InvariantRefused, check_invariants, excluded, read_invariants
 from warpcheck.sim.makespan.pumped import PumpRefused, check_pump
 from warpcheck.sim.makespan.replay import replay
 
@@ -145,7 +144,6 @@ class Bound:
     unit: str | None
     table: dict[Counts, Fraction]
     linear: list[Fraction]  # c_0 .. c_{P-1}, then 0 for done
-    invariants: list[Ineq] = field(default_factory=list)  # c . n <= b, excluding the entries left out
 
 
 def read_bound(kernel: MkKernel, bound: Any) -> Bound:
@@ -162,11 +160,7 @@ def read_bound(kernel: MkKernel, bound: Any) -> Bound:
     table, c = _table(bound, caps), _linear(wait, bound)
     if bound["weight"] == "deficit" and any(c):
         raise _refuse("a deficit bound takes no linear part")
-    try:
-        invariants = read_invariants(bound.get("invariants"), len(wait), _number)
-    except InvariantRefused as e:
-        raise _refuse(str(e)) from None
-    return Bound(caps, bound["weight"], unit, table, c, invariants)
+    return Bound(caps, bound["weight"], unit, table, c)
 
 
 def check_bound(kernel: MkKernel, b: Bound) -> None:
@@ -174,10 +168,6 @@ def check_bound(kernel: MkKernel, b: Bound) -> None:
     scale = math.lcm(*(v.denominator for v in b.table.values()), *(v.denominator for v in b.linear))
     slopes = [int((b.linear[p] - b.linear[p + 1]) * scale) for p in range(len(b.caps))]
     rules = CappedRules(kernel, b.caps, slopes, b.unit)
-    try:
-        check_invariants(kernel, b.invariants)
-    except InvariantRefused as e:
-        raise _refuse(str(e)) from None
     g = {a: int(v * scale) for a, v in b.table.items()}
     done = tuple(0 for _ in b.caps)
     at_done = g.get(done, 0)
@@ -188,20 +178,17 @@ def check_bound(kernel: MkKernel, b: Bound) -> None:
             raise _refuse(f"state {list(a)} has wait phase {low} at its cap {b.caps[low]}, below the sigma of its "
                           "unit: its issue count is not determined; raise that phase's cap to sigma")
         for view in views:
-            _check_moves(rules, g, a, view, pot, scale, at_done, b)
+            _check_moves(rules, g, a, view, pot, scale, at_done)
 
 
 def _check_moves(rules: CappedRules, g: dict[Counts, int], a: Counts, view: Counts, pot: int, scale: int,
-                 at_done: int, b: Bound) -> None:
-    """Every symbolic move of entry ``a`` (in one view) lands in the table (or in an excluded entry), and the
-    potential drops enough."""
+                 at_done: int) -> None:
+    """Every symbolic move of entry ``a`` (in one view) lands in the table, and the potential drops enough."""
     done = tuple(0 for _ in a)
     try:
         for w, nxt, drop in rules.moves(a, view):
             after = g.get(nxt)
             if after is None:
-                if nxt != done and excluded(nxt, b.caps, b.invariants):
-                    continue  # no reachable state stands there: the invariants rule it out
                 if nxt != done:
                     raise _refuse(f"state {list(nxt)}, reached from {list(a)}, is not in the table")
                 after = at_done
