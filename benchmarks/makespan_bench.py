@@ -244,7 +244,11 @@ def brackets(rows: list[dict[str, Any]]) -> str:
 
 def random_main(args: argparse.Namespace) -> None:
     """The random-kernel family on a process pool; writes the markdown and JSON files."""
-    jobs = [(t, s, args.cap) for t, s in random_family(args.kernels, args.seed)]
+    family = random_family(args.kernels, args.seed)
+    only = set(args.only.split(",")) if args.only else None
+    if only and not only <= {t for t, _ in family}:
+        raise SystemExit(f"--only {args.only!r}: kernels not in the family: {sorted(only - {t for t, _ in family})}")
+    jobs = [(t, s, args.cap) for t, s in family if only is None or t in only]
     with ProcessPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(one_kernel, jobs))
     text = random_table(rows, args.cap)
@@ -266,6 +270,8 @@ def main() -> None:
                    help="instead: N random kernels (1-8 instructions, up to 3 units, sigmas 1, 2, 3, 1/2, 1/3) "
                         "at W = 32, 128, 600, every exact answer certified and checked")
     p.add_argument("--seed", type=int, default=12, help="seed of the random family")
+    p.add_argument("--only", default="", metavar="K1,K2",
+                   help="with --random: run only these kernels of the family (their texts, comma-separated)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes for the random family")
     args = p.parse_args()
     if args.kernels:
