@@ -223,7 +223,8 @@ def _suspects(ag: GuardedGraph, kernel: MkKernel, togo: dict[Abs, int] | None, u
 
 
 def _new_invariants(kernel: MkKernel, ag: GuardedGraph, suspects: list[Abs], samples: list[tuple[int, ...]],
-                    deadline: float) -> list[Invariant]:
+                    deadline: float, rejected: set[Invariant]) -> list[Invariant]:
+    """Invariants (new, not yet rejected) that exclude suspects, one LP per suspect not yet excluded."""
     out: list[Invariant] = []
     for s in suspects:
         if time.monotonic() > deadline:
@@ -231,20 +232,21 @@ def _new_invariants(kernel: MkKernel, ag: GuardedGraph, suspects: list[Abs], sam
         if any(ag.least(inv, s) > inv[1] for inv in ag.invariants + out):
             continue
         inv = separate(kernel, ag.caps, samples, s, deadline)
-        if inv is not None and inv not in out and inv not in ag.invariants:
+        if inv is not None and inv not in out and inv not in ag.invariants and inv not in rejected:
             out.append(inv)
     return out
 
 
-def _guarded(kernel: MkKernel, warps: int, caps: Abs, invs: list[Invariant], deadline: float
-             ) -> tuple[GuardedGraph, list[Invariant]] | None:
-    """The guarded graph with the invariants that hold on it (dropping those that fail, and rebuilding)."""
+def _guarded(kernel: MkKernel, warps: int, caps: Abs, invs: list[Invariant], deadline: float,
+             rejected: set[Invariant]) -> tuple[GuardedGraph, list[Invariant]] | None:
+    """The guarded graph with the invariants that hold on it (dropping those that fail into ``rejected``)."""
     while True:
         ag = GuardedGraph(kernel, caps, invs)
         if not ag.build(ag.initial(warps), deadline):
             return None
         if not ag.broken:
             return ag, invs
+        rejected |= {inv for j, inv in enumerate(invs) if j in ag.broken}
         invs = [inv for j, inv in enumerate(invs) if j not in ag.broken]
 
 
@@ -260,10 +262,11 @@ def cegar_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds:
     pump = None
     samples: list[tuple[int, ...]] | None = None
     best_invs: list[Invariant] = []
+    rejected: set[Invariant] = set()  # not inductive with the current caps: finer caps may make them so
     for _ in range(max_rounds):
         if time.monotonic() > refine_until:
             break
-        built = _guarded(kernel, warps, caps, invs, refine_until)
+        built = _guarded(kernel, warps, caps, invs, refine_until, rejected)
         if built is None:
             break
         ag, invs = built
@@ -286,7 +289,7 @@ def cegar_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds:
         togo, unit = (found[2], found[1]) if found else (None, None)
         if found is None:
             _blame_busiest(ag, kernel)
-        new = _new_invariants(kernel, ag, _suspects(ag, kernel, togo, unit, warps), samples, refine_until)
+        new = _new_invariants(kernel, ag, _suspects(ag, kernel, togo, unit, warps), samples, refine_until, rejected)
         if progress and new:
             progress(f"cegar: new invariants {new}")
         if new:
@@ -296,6 +299,7 @@ def cegar_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds:
         if not refine:
             break
         caps = tuple(c + 1 if p in refine else c for p, c in enumerate(caps))
+        rejected.clear()
     if best is not None:
         run = longer_run(moves, _deficit_score(best), run, best[0], WIDE, deadline, progress, "cegar")
     upper = best[0] if best else None
