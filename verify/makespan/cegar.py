@@ -38,6 +38,7 @@ the rules, sharing no code with this module.
 from __future__ import annotations
 
 import math
+import random
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -55,8 +56,10 @@ from warpcheck.verify.makespan.abstract import (NARROW, WIDE, WIDE_SHARE, Abs, A
 Invariant = tuple[tuple[int, ...], int]  # integer coefficients a_p (one per non-done phase) and bound b
 INF = math.inf
 MAX_COEF = 4  # |a_p| at most this: small forms generalise from small W to every W
-SAMPLE_STATES = 60_000  # concrete states reached at small W that the LP must respect
-MAX_SUSPECTS = 12  # LPs per round
+SAMPLE_STATES = 30_000  # concrete states reached at small W that the LP must respect
+LARGE_W, RANDOM_RUNS = (48, 96), 40  # random runs at larger W: counts that only grow with W (held-back warps)
+MAX_SUSPECTS = 12  # suspects per round
+LEARN_TRIES, MAX_CTIS = 6, 60  # guesses per suspect, and failed moves added to the LP after each
 
 
 class GuardedGraph(AbstractGraph):
@@ -67,6 +70,7 @@ class GuardedGraph(AbstractGraph):
         self.invariants = list(invariants)
         self.holder = [self.sm.holds_slot(p) for p in range(self.P)]
         self.broken: set[int] = set()  # indices of invariants not inductive on this graph
+        self.raw: dict[Abs, list[Move]] = {}  # every move, excluded next entries included
 
     def capped(self, a: Abs, p: int) -> bool:
         return a[p] >= self.caps[p]
@@ -92,6 +96,7 @@ class GuardedGraph(AbstractGraph):
     def moves(self, a: Abs) -> list[Move]:
         """The capped graph's moves, after checking every invariant on all of them, without the excluded entries."""
         out = super().moves(a)
+        self.raw[a] = out
         for j, inv in enumerate(self.invariants):
             if j not in self.broken and not _kept_by(inv, self.most(inv, a), out):
                 self.broken.add(j)
@@ -138,35 +143,86 @@ def reached_states(kernel: MkKernel, limit: int = SAMPLE_STATES, max_warps: int 
     return out
 
 
+def sampled_states(kernel: MkKernel, warps: int, runs: int, seed: int = 0,
+                   deadline: float | None = None) -> set[tuple[int, ...]]:
+    """Concrete count states (done count dropped) of random runs of ``warps`` warps: what small W never shows."""
+    rng = random.Random(seed)
+    moves = CountMoves(CountSM(kernel, warps))
+    out: set[tuple[int, ...]] = set()
+    for _ in range(runs):
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        k = tuple([warps] + [0] * moves.sm.done)
+        while k[-1] != warps:
+            out.add(k[:-1])
+            k = rng.choice(moves.successors(k))[1]
+    return out
+
+
+def samples_for(kernel: MkKernel, deadline: float | None = None) -> list[tuple[int, ...]]:
+    """The states an invariant guess must respect: every state at small W, and random runs at larger W."""
+    out = reached_states(kernel, deadline=deadline)
+    for warps in LARGE_W:
+        out |= sampled_states(kernel, warps, RANDOM_RUNS, warps, deadline)
+    return sorted(out)
+
+
+Cti = tuple[Abs, tuple[int, ...], bool]  # an entry, a move's leaving warps, and whether its least value is bounded
+
+
+def _form_row(on_a: dict[int, float], on_b: float, lo: float, P: int) -> tuple[list[tuple[int, float]], float]:
+    """The LP row sum_p on_a[p] a_p + on_b b >= lo over the split variables a_p = x_p - x_{P+p}, b = x_{2P}."""
+    terms = [t for p, v in on_a.items() if v for t in ((p, v), (P + p, -v))]
+    return terms + ([(2 * P, on_b)] if on_b else []), lo
+
+
+def _change(left: tuple[int, ...]) -> dict[int, float]:
+    """The change of the form on a move, sum_p m_p (a_{p+1} - a_p), as coefficients of a."""
+    out: dict[int, float] = {}
+    for p, m in enumerate(left):
+        if m:
+            out[p] = out.get(p, 0.0) - m
+            if p + 1 < len(left):
+                out[p + 1] = out.get(p + 1, 0.0) + m
+    return out
+
+
+def _cti_rows(ctis: list[Cti], caps: Abs, P: int) -> list[tuple[list[tuple[int, float]], float]]:
+    """Rows that make the form inductive on moves it failed on: no growth, or (if bounded there) no overflow."""
+    rows = []
+    for entry, left, bounded in ctis:
+        change = _change(left)
+        if not bounded:
+            rows.append(_form_row({p: -v for p, v in change.items()}, 0.0, 0.0, P))
+            continue
+        top = {p: -float(v) for p, v in enumerate(entry) if v}
+        for p, v in change.items():
+            top[p] = top.get(p, 0.0) - v
+        rows.append(_form_row(top, 1.0, 0.0, P))  # b - e(entry) - change >= 0
+        rows += [_form_row({p: -1.0}, 0.0, 0.0, P) for p in range(P) if entry[p] >= caps[p]]
+    return rows
+
+
 def separate(kernel: MkKernel, caps: Abs, samples: list[tuple[int, ...]], suspect: Abs,
-             deadline: float | None = None) -> Invariant | None:
-    """A small integer form that every sample satisfies and whose least value on ``suspect`` exceeds its bound."""
+             deadline: float | None = None, ctis: list[Cti] | None = None) -> Invariant | None:
+    """A small integer form that every sample satisfies and whose least value on ``suspect`` exceeds its bound.
+
+    ``ctis`` are moves on which an earlier guess was not inductive: the form
+    must not grow there (or, where its largest value on the entry is
+    bounded, stay within b).
+    """
     P = len(caps)
     sm = CountSM(kernel, 1)
-    # variables: a_p = x_p - x_{P+p} (x >= 0), then b = x_{2P}
-    def a(p: int, v: float) -> list[tuple[int, float]]:
-        return [(p, v), (P + p, -v)]
-    rows: list[tuple[list[tuple[int, float]], float]] = []
-    for n in samples:  # b - a.n >= 0
-        terms: dict[int, float] = {2 * P: 1.0}
-        for p, v in enumerate(n):
-            if v:
-                terms[p] = terms.get(p, 0.0) - v
-                terms[P + p] = terms.get(P + p, 0.0) + v
-        rows.append((list(terms.items()), 0.0))
-    target: dict[int, float] = {2 * P: -1.0}
-    for p, v in enumerate(suspect):
-        if v:
-            target[p], target[P + p] = float(v), -float(v)
-    rows.append((list(target.items()), 1.0))
+    rows = [_form_row({p: -float(v) for p, v in enumerate(n) if v}, 1.0, 0.0, P) for n in samples]  # b - a.n >= 0
+    rows.append(_form_row({p: float(v) for p, v in enumerate(suspect) if v}, -1.0, 1.0, P))  # a.suspect - b >= 1
     for p in range(P):
         if suspect[p] >= caps[p]:
-            rows.append((a(p, 1.0), 0.0))  # a capped count with a_p < 0 has no least value
+            rows.append(_form_row({p: 1.0}, 0.0, 0.0, P))  # a capped count with a_p < 0 has no least value
         if not sm.phases[p].is_wait:
-            rows.append((a(p, 1.0) + (a(p + 1, -1.0) if p + 1 < P else []), 0.0))
-        rows.append(([(p, -1.0)], -MAX_COEF))
-        rows.append(([(P + p, -1.0)], -MAX_COEF))
-    rows.append((a(0, -1.0), 0.0))
+            rows.append(_form_row({p: 1.0, p + 1: -1.0} if p + 1 < P else {p: 1.0}, 0.0, 0.0, P))
+        rows += [([(p, -1.0)], -MAX_COEF), ([(P + p, -1.0)], -MAX_COEF)]
+    rows.append(_form_row({0: -1.0}, 0.0, 0.0, P))
+    rows += _cti_rows(ctis or [], caps, P)
     cost = [1.0] * (2 * P) + [1.0]
     left = None if deadline is None else deadline - time.monotonic()
     if left is not None and left <= 0:
@@ -224,16 +280,44 @@ def _suspects(ag: GuardedGraph, kernel: MkKernel, togo: dict[Abs, int] | None, u
 
 def _new_invariants(kernel: MkKernel, ag: GuardedGraph, suspects: list[Abs], samples: list[tuple[int, ...]],
                     deadline: float, rejected: set[Invariant]) -> list[Invariant]:
-    """Invariants (new, not yet rejected) that exclude suspects, one LP per suspect not yet excluded."""
+    """Invariants (new, not yet rejected) that exclude suspects, one learning loop per suspect not yet excluded."""
     out: list[Invariant] = []
     for s in suspects:
         if time.monotonic() > deadline:
             break
         if any(ag.least(inv, s) > inv[1] for inv in ag.invariants + out):
             continue
-        inv = separate(kernel, ag.caps, samples, s, deadline)
+        inv = _learn(kernel, ag, samples, s, deadline)
         if inv is not None and inv not in out and inv not in ag.invariants and inv not in rejected:
             out.append(inv)
+    return out
+
+
+def _learn(kernel: MkKernel, ag: GuardedGraph, samples: list[tuple[int, ...]], suspect: Abs, deadline: float
+           ) -> Invariant | None:
+    """Guess a form excluding ``suspect``; while it is not inductive on the graph, guess again avoiding its failures."""
+    ctis: list[Cti] = []
+    for _ in range(LEARN_TRIES):
+        inv = separate(kernel, ag.caps, samples, suspect, deadline, ctis)
+        if inv is None:
+            return None
+        bad = _failures(ag, inv)
+        if not bad:
+            return inv
+        ctis += bad[:MAX_CTIS]
+    return None
+
+
+def _failures(ag: GuardedGraph, inv: Invariant) -> list[Cti]:
+    """The moves of the graph's states on which ``inv`` is not kept (states it or the others exclude skipped)."""
+    out: list[Cti] = []
+    for a, moves in ag.raw.items():
+        if ag.least(inv, a) > inv[1] or ag.excluded(a):
+            continue
+        most = ag.most(inv, a)
+        for left, _ in moves:
+            if not _kept_by(inv, most, [(left, a)]):
+                out.append((a, left, most < INF))
     return out
 
 
@@ -285,7 +369,7 @@ def cegar_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds:
             if len(run) >= best[0]:
                 break
         if samples is None:
-            samples = sorted(reached_states(kernel, deadline=refine_until))
+            samples = samples_for(kernel, refine_until)
         togo, unit = (found[2], found[1]) if found else (None, None)
         if found is None:
             _blame_busiest(ag, kernel)
