@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Iterable
 
+import numpy as np
+
 from warpcheck.encodings.makespan.lp import solve_lp
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.moves import CountMoves
@@ -56,9 +58,10 @@ from warpcheck.verify.makespan.abstract import (NARROW, WIDE, WIDE_SHARE, Abs, A
 Invariant = tuple[tuple[int, ...], int]  # integer coefficients a_p (one per non-done phase) and bound b
 INF = math.inf
 MAX_COEF = 4  # |a_p| at most this: small forms generalise from small W to every W
-SAMPLE_STATES = 30_000  # concrete states reached at small W that the LP must respect
-LARGE_W, RANDOM_RUNS = (48, 96), 40  # random runs at larger W: counts that only grow with W (held-back warps)
+SAMPLE_STATES = 15_000  # concrete states reached at small W that the LP must respect
+LARGE_W, RANDOM_RUNS = (48, 96), 30  # random runs at larger W: counts that only grow with W (held-back warps)
 MAX_SUSPECTS = 12  # suspects per round
+FIRST_ROWS, CUT_ROUNDS = 1500, 8  # samples the LP starts with, and rounds adding the samples its guess breaks
 LEARN_TRIES, MAX_CTIS = 6, 60  # guesses per suspect, and failed moves added to the LP after each
 
 
@@ -213,24 +216,32 @@ def separate(kernel: MkKernel, caps: Abs, samples: list[tuple[int, ...]], suspec
     """
     P = len(caps)
     sm = CountSM(kernel, 1)
-    rows = [_form_row({p: -float(v) for p, v in enumerate(n) if v}, 1.0, 0.0, P) for n in samples]  # b - a.n >= 0
-    rows.append(_form_row({p: float(v) for p, v in enumerate(suspect) if v}, -1.0, 1.0, P))  # a.suspect - b >= 1
+    fixed = [_form_row({p: float(v) for p, v in enumerate(suspect) if v}, -1.0, 1.0, P)]  # a.suspect - b >= 1
     for p in range(P):
         if suspect[p] >= caps[p]:
-            rows.append(_form_row({p: 1.0}, 0.0, 0.0, P))  # a capped count with a_p < 0 has no least value
+            fixed.append(_form_row({p: 1.0}, 0.0, 0.0, P))  # a capped count with a_p < 0 has no least value
         if not sm.phases[p].is_wait:
-            rows.append(_form_row({p: 1.0, p + 1: -1.0} if p + 1 < P else {p: 1.0}, 0.0, 0.0, P))
-        rows += [([(p, -1.0)], -MAX_COEF), ([(P + p, -1.0)], -MAX_COEF)]
-    rows.append(_form_row({0: -1.0}, 0.0, 0.0, P))
-    rows += _cti_rows(ctis or [], caps, P)
-    cost = [1.0] * (2 * P) + [1.0]
-    left = None if deadline is None else deadline - time.monotonic()
-    if left is not None and left <= 0:
-        return None
-    x = solve_lp(2 * P + 1, cost, rows, [0.0] * (2 * P + 1), left)
-    if x is None:
-        return None
-    return _integral([x[p] - x[P + p] for p in range(P)], x[2 * P], samples, suspect, caps, kernel)
+            fixed.append(_form_row({p: 1.0, p + 1: -1.0} if p + 1 < P else {p: 1.0}, 0.0, 0.0, P))
+        fixed += [([(p, -1.0)], -MAX_COEF), ([(P + p, -1.0)], -MAX_COEF)]
+    fixed.append(_form_row({0: -1.0}, 0.0, 0.0, P))
+    fixed += _cti_rows(ctis or [], caps, P)
+    points = np.array(samples, dtype=float).reshape(-1, P)
+    chosen = np.unique(np.linspace(0, len(points) - 1, min(len(points), FIRST_ROWS)).astype(int))
+    for _ in range(CUT_ROUNDS):  # cutting planes: the LP sees a few samples, then those its form breaks
+        rows = fixed + [_form_row({p: -float(v) for p, v in enumerate(n) if v}, 1.0, 0.0, P) for n in points[chosen]]
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return None
+        x = solve_lp(2 * P + 1, [1.0] * (2 * P + 1), rows, [0.0] * (2 * P + 1), left)
+        if x is None:
+            return None
+        coef = np.array([x[p] - x[P + p] for p in range(P)])
+        values = points @ coef
+        broken = np.flatnonzero(values > x[2 * P] + 1e-7)
+        if not len(broken):
+            break
+        chosen = np.union1d(chosen, broken[np.argsort(-values[broken])][:FIRST_ROWS])
+    return _integral(list(coef), x[2 * P], samples, suspect, caps, kernel)
 
 
 def _integral(coef: list[float], bound: float, samples: list[tuple[int, ...]], suspect: Abs, caps: Abs,
