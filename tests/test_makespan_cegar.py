@@ -139,3 +139,24 @@ def test_checker_refuses_false_invariants_and_a_mutant_checker_would_not(monkeyp
 
 def test_certificate_round_trips_through_json(llclll_cert):
     assert check(json.loads(json.dumps(llclll_cert))).upper == 642
+
+
+@pytest.mark.slow
+def test_wider_sweep_sound_exact_and_certified():
+    """Three units, latencies, pipelined stages, sigmas up to 3: sound bounds, exact claims equal, certificates hold."""
+    rng = random.Random(7)
+    for _ in range(70):
+        text = "".join(rng.choice("LLCM") for _ in range(rng.randint(3, 7)))
+        if rng.random() < 0.3:
+            text += rng.choice(["2", "3", "2p"])
+        sig = {u: rng.choice(["1", "1/2", "2", "3"]) for u in set(text) if u.isupper()}
+        k = make_kernel(text, sig)
+        if len(k.instrs) > 9:
+            continue
+        w = rng.randint(2, 8)
+        oracle = worst_case(k, w).makespan
+        r = cegar.cegar_search(k, w, budget=4)
+        assert r.upper is None or r.upper >= oracle, (text, sig, w)
+        if r.exact:
+            assert r.makespan == oracle
+            assert check(json.loads(json.dumps(certificate(text, sig, w, r.schedule, ("deficit", r))))).upper == oracle
