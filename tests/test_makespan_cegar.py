@@ -8,6 +8,7 @@ invariants of a certificate.
 """
 import copy
 import json
+import pathlib
 import random
 
 import pytest
@@ -160,3 +161,9 @@ def test_wider_sweep_sound_exact_and_certified():
         if r.exact:
             assert r.makespan == oracle
             assert check(json.loads(json.dumps(certificate(text, sig, w, r.schedule, ("deficit", r))))).upper == oracle
+
+
+def test_committed_llclll_certificate_holds_for_every_w_from_16():
+    with open(pathlib.Path(__file__).parent.parent / "examples" / "makespan" / "llclll-sigmaC-half-w600.cert.json") as f:
+        res = check(json.load(f))
+    assert (res.makespan, res.exact_from, res.exact_formula) == (3002, 16, "makespan = 5 W + 2")
