@@ -22,7 +22,11 @@ def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
         return {"method": "ranking", "cap": list(result.caps), "weight": "cycles", "unit": None,
                 "linear": [str(v) for v in result.linear], "states": states}
     states = [list(a) + [v] for a, v in result.potential.items()]
-    return {"method": "deficit", "cap": list(result.caps), "weight": "deficit", "unit": result.unit, "states": states}
+    out = {"method": "deficit", "cap": list(result.caps), "weight": "deficit", "unit": result.unit, "states": states}
+    invariants = getattr(result, "invariants", None)  # from verify/makespan/cegar.py: entries they exclude are left out
+    if invariants:
+        out["invariants"] = [{"coef": list(coef), "bound": b} for coef, b in invariants]
+    return out
 
 
 def certificate(kernel: str, sigma: dict[str, str], warps: int, schedule: Schedule,

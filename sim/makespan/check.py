@@ -11,6 +11,10 @@ A certificate (JSON, written by ``warpcheck makespan --certificate``) holds
   many or more") with a rational *potential* g, and optionally a *linear*
   part c (one rational per phase): Psi(s) = sum_p c_p n_p + g(capped s).
 
+A bound may also carry linear *invariants* (``sim/makespan/lininv.py``:
+sum_p a_p n_p <= b in every reachable state, proved here from the table's own
+moves); a next entry that some invariant excludes may then be absent.
+
 The checker verifies, one entry at a time, that for every concrete state the
 entry stands for and every work-conserving move out of it, the next state's
 entry is in the table and Psi drops by at least the state's weight:
@@ -39,7 +43,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -47,6 +51,7 @@ from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.kernel import MkKernel, check_warps, parse_kernel, parse_sigmas, transform
 from warpcheck.models.makespan.schedule import Schedule
 from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
+from warpcheck.sim.makespan.lininv import InvariantRefused, LinearInvariant, check_invariants, excluded, read_invariants
 from warpcheck.sim.makespan.pumped import PumpRefused, check_pump
 from warpcheck.sim.makespan.replay import replay
 
@@ -144,6 +149,7 @@ class Bound:
     unit: str | None
     table: dict[Counts, Fraction]
     linear: list[Fraction]  # c_0 .. c_{P-1}, then 0 for done
+    invariants: list[LinearInvariant] = field(default_factory=list)  # entries they exclude may be left out
 
 
 def read_bound(kernel: MkKernel, bound: Any) -> Bound:
@@ -160,7 +166,11 @@ def read_bound(kernel: MkKernel, bound: Any) -> Bound:
     table, c = _table(bound, caps), _linear(wait, bound)
     if bound["weight"] == "deficit" and any(c):
         raise _refuse("a deficit bound takes no linear part")
-    return Bound(caps, bound["weight"], unit, table, c)
+    try:
+        invs = read_invariants(bound.get("invariants"), wait)
+    except InvariantRefused as e:
+        raise _refuse(str(e)) from None
+    return Bound(caps, bound["weight"], unit, table, c, invs)
 
 
 def check_bound(kernel: MkKernel, b: Bound) -> None:
@@ -171,6 +181,10 @@ def check_bound(kernel: MkKernel, b: Bound) -> None:
     g = {a: int(v * scale) for a, v in b.table.items()}
     done = tuple(0 for _ in b.caps)
     at_done = g.get(done, 0)
+    try:
+        check_invariants(kernel, b.caps, list(g), b.invariants)
+    except InvariantRefused as e:
+        raise _refuse(str(e)) from None
     for a, pot in g.items():
         views = rules.views(a) if a != done else []
         low = rules.low_wait_cap(a) if views else None
@@ -178,17 +192,19 @@ def check_bound(kernel: MkKernel, b: Bound) -> None:
             raise _refuse(f"state {list(a)} has wait phase {low} at its cap {b.caps[low]}, below the sigma of its "
                           "unit: its issue count is not determined; raise that phase's cap to sigma")
         for view in views:
-            _check_moves(rules, g, a, view, pot, scale, at_done)
+            _check_moves(rules, g, a, view, pot, scale, at_done, b.invariants)
 
 
 def _check_moves(rules: CappedRules, g: dict[Counts, int], a: Counts, view: Counts, pot: int, scale: int,
-                 at_done: int) -> None:
+                 at_done: int, invs: list[LinearInvariant]) -> None:
     """Every symbolic move of entry ``a`` (in one view) lands in the table, and the potential drops enough."""
     done = tuple(0 for _ in a)
     try:
         for w, nxt, drop in rules.moves(a, view):
             after = g.get(nxt)
             if after is None:
+                if nxt != done and excluded(nxt, rules.caps, invs):
+                    continue  # no reachable state lies there (the invariants are checked above)
                 if nxt != done:
                     raise _refuse(f"state {list(nxt)}, reached from {list(a)}, is not in the table")
                 after = at_done
