@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable, Iterator, Sequence
 
 from warpcheck.models.makespan.kernel import MkKernel
@@ -263,15 +264,21 @@ def _score(found: BlockBound) -> Callable[[tuple[int, ...]], tuple[Any, Any]]:
     return score
 
 
+@dataclass
+class BlockResult(AbstractResult):
+    """An AbstractResult whose proof is over blocks: ``blocks`` as (first, last, cap), ``potential`` keyed by block states."""
+
+    blocks: list[tuple[int, int, int]] = field(default_factory=list)
+
+
 def phase_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra: int = 2,
-                 progress: Callable[[str], None] | None = None) -> AbstractResult:
+                 progress: Callable[[str], None] | None = None) -> BlockResult:
     """Bound the makespan by deficit accounting over maximal same-unit blocks; look for a run that meets it.
 
     The caps grow (sigma + 0, 1, 2) while no bound is found or the bound is
-    not met.  The result is an AbstractResult: ``caps`` holds the blocks as
-    (first, last, cap) triples flattened, ``potential`` the deficit to go of
-    every block state (states written with -1 on lumped blocks); use
-    ``certificate_bound`` for the certificate.
+    not met.  ``potential`` holds the deficit to go of every block state
+    (-1 on lumped blocks) and ``blocks`` the cuts; the certificate writer
+    takes it as proof ("blocks", result) (``certificate_bound``).
     """
     start = time.monotonic()
     deadline = start + budget
@@ -292,10 +299,10 @@ def phase_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra: 
             if len(run) >= best.upper:
                 break
     upper = best.upper if best else None
-    return AbstractResult(upper, best.unit if best else None, len(run), from_counts(sm, run), upper == len(run),
-                          time.monotonic() - start, len(best.graph.succ) if best else 0,
-                          tuple(v for f, l, _, c in best.graph.blocks for v in (f, l, c)) if best else (),
-                          best.togo if best else None, pump if best and upper == len(run) else None)
+    return BlockResult(upper, best.unit if best else None, len(run), from_counts(sm, run), upper == len(run),
+                       time.monotonic() - start, len(best.graph.succ) if best else 0, (),
+                       best.togo if best else None, pump if best and upper == len(run) else None,
+                       [(f, l, c) for f, l, _, c in best.graph.blocks] if best else [])
 
 
 def _meet(kernel: MkKernel, warps: int, found: BlockBound, moves: CountMoves, run: Run, deadline: float,
@@ -315,14 +322,12 @@ def _meet(kernel: MkKernel, warps: int, found: BlockBound, moves: CountMoves, ru
     return longer_run(moves, score, run, found.upper, NARROW + WIDE, deadline, progress, "blocks"), None
 
 
-def _slope(kernel: MkKernel, unit: str) -> Any:
-    from fractions import Fraction
+def _slope(kernel: MkKernel, unit: str) -> Fraction:
     return Fraction(work(kernel, unit), kernel.sigma_of(unit))
 
 
-def certificate_bound(result: AbstractResult) -> dict[str, Any]:
+def certificate_bound(result: BlockResult) -> dict[str, Any]:
     """The ``bound`` object of a certificate for a phase_search result (checked by sim/makespan/blocks.py)."""
-    flat = list(result.caps)
-    blocks = [flat[i:i + 3] for i in range(0, len(flat), 3)]
+    blocks = [list(b) for b in result.blocks]
     states = [list(a) + [v] for a, v in (result.potential or {}).items()]
     return {"method": "blocks", "weight": "deficit", "unit": result.unit, "blocks": blocks, "states": states}
