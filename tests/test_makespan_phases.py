@@ -199,3 +199,14 @@ def test_bound_sound_on_more_random_kernels():
             assert r.upper is None or r.upper >= oracle
             if r.exact:
                 assert r.makespan == oracle
+
+
+def test_pumped_block_certificate_proves_the_closed_form_and_refuses_a_bad_pump():
+    """LLLLLLLL with sigma_L = 3: the run is pumped from a small W0; the checker proves it for the pump's class."""
+    cert = _cert(warps=128)
+    assert "pump" in cert
+    r = check(cert)
+    assert r.exact_from is not None and r.formula == "makespan <= floor((8 W + 16) / 3)"
+    bad = json.loads(json.dumps(cert))
+    bad["pump"]["period"] += 1
+    _refused(bad, "repeated|pump")
