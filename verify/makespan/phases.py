@@ -31,6 +31,7 @@ bound and go to the per-phase methods.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -59,6 +60,21 @@ def maximal_blocks(kernel: MkKernel, extra: int = 0) -> list[Block]:
             out[-1] = (out[-1][0], p, j, out[-1][3])
         else:
             out.append((p, p, j, kernel.sigma[j][1] + extra))
+    return out
+
+
+MAX_FILLS = 5000  # exact contents of one block (fewer than K warps over its phases) kept: beyond, cut it up
+
+
+def affordable(blocks: list[Block]) -> list[Block]:
+    """Cut into single phases every block whose exact contents would be too many to list (long block, large cap)."""
+    out: list[Block] = []
+    for first, last, j, cap in blocks:
+        n = last - first + 1
+        if n > 1 and math.comb(cap - 1 + n, n) > MAX_FILLS:  # states with at most cap - 1 warps on n phases
+            out += [(p, p, j, cap) for p in range(first, last + 1)]
+        else:
+            out.append((first, last, j, cap))
     return out
 
 
@@ -284,20 +300,22 @@ def phase_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra: 
     deadline = start + budget
     sm = CountSM(kernel, warps)
     moves = CountMoves(sm)
-    run: Run = first_runs(sm, moves)
+    run: Run = []  # the cheap runs come after the first bound: on long kernels they take seconds
     best: BlockBound | None = None
     pump = None
     if kernel.single_cycle:
         for extra in range(max_extra + 1):
-            found = block_bound(kernel, warps, maximal_blocks(kernel, extra), start + 0.6 * budget)
+            found = block_bound(kernel, warps, affordable(maximal_blocks(kernel, extra)), start + 0.6 * budget)
             if progress:
                 progress(f"blocks: caps sigma+{extra}: bound {found.upper if found else None}")
             if found is None:
                 continue
             best = found if best is None or found.upper < best.upper else best
+            run = run or first_runs(sm, moves)
             run, pump = _meet(kernel, warps, found, moves, run, deadline, progress)
             if len(run) >= best.upper:
                 break
+    run = run or first_runs(sm, moves)
     upper = best.upper if best else None
     return BlockResult(upper, best.unit if best else None, len(run), from_counts(sm, run), upper == len(run),
                        time.monotonic() - start, len(best.graph.succ) if best else 0, (),
