@@ -22,7 +22,8 @@ cycle rule of ``replay.py`` read on the row):
    and its lumped blocks (at most all of them: such a block holds >= sigma_v),
    in every way.  A warp issued from an exact phase steps to the next phase;
    from a lumped block, any number e of its a issued warps may have stood at
-   its last phase (they leave the block), the others step inside it.
+   its last phase (they leave the block), the others step inside it (a
+   block of one phase: all a leave).
 3. A block's next value: exact blocks have exact next counts (lumped again
    when they reach K).  A lumped block that held n >= K keeps n - e old warps
    and gains the warps entering at its first phase; when that may fall below
@@ -190,7 +191,7 @@ class _Rules:
             yield from self._land(row, took, b + 1, moved[-1], head + part)
             return
         issued = took.get(("b", b), 0)
-        for leave in range(issued + 1):
+        for leave in range(issued if size == 1 else 0, issued + 1):  # one phase: every issued warp leaves it
             for part in self._after_lumped(size, cap, leave, entering):
                 yield from self._land(row, took, b + 1, leave, head + part)
 

@@ -98,6 +98,7 @@ class BlockGraph:
         self.of_unit = [[b for b, blk in enumerate(self.blocks) if blk[2] == j] for j in range(len(self.sigma))]
         self.succ: dict[State, list[State]] = {}
         self._fill: dict[tuple[int, int, int], list[tuple[int, ...]]] = {}
+        self.blame: list[State] = []
 
     @property
     def done(self) -> State:
@@ -140,11 +141,15 @@ class BlockGraph:
         for split in _splits([m for _, m in slots], issue):
             lumped = [(key, x) for (key, _), x in zip(slots, split) if key[0] == "b"]
             exact = {key[1]: x for (key, _), x in zip(slots, split) if key[0] == "p" and x}
-            for leaves in itertools.product(*[range(x + 1) for _, x in lumped]):
+            # a warp issued inside a block of one phase always leaves it
+            for leaves in itertools.product(*[range(x if self._single(key[1]) else 0, x + 1) for key, x in lumped]):
                 opt: dict[int, Any] = dict(exact)
                 opt.update({-1 - key[1]: (x, e) for (key, x), e in zip(lumped, leaves)})
                 out.append(opt)
         return out
+
+    def _single(self, b: int) -> bool:
+        return self.blocks[b][0] == self.blocks[b][1]
 
     def moves(self, a: State) -> list[State]:
         """Every next abstract state of ``a``."""
@@ -217,6 +222,7 @@ class BlockGraph:
                 continue  # cannot reach done: no run passes here
             if len(comp) > 1 or comp[0] in self.succ[comp[0]]:
                 if any(self.deficit(m, j) for m in comp):
+                    self.blame = comp  # where refinement starts: the blocks lumped on this cycle
                     return None
                 togo.update({m: max(exits) for m in comp})
             else:
@@ -249,22 +255,44 @@ class BlockBound:
         return (warps * work(k, self.unit) + self.togo[a0]) // k.sigma_of(self.unit)
 
 
-def block_bound(kernel: MkKernel, warps: int, blocks: Sequence[Block], deadline: float | None = None
-                ) -> BlockBound | None:
-    """The least deficit bound over units with these blocks, or None (no bound, or out of time)."""
+def block_bound(kernel: MkKernel, warps: int, blocks: Sequence[Block], deadline: float | None = None,
+                blamed: set[int] | None = None) -> BlockBound | None:
+    """The least deficit bound over units with these blocks, or None (no bound, or out of time).
+
+    With no bound, ``blamed`` receives the blocks lumped on a deficit cycle
+    of the busiest units (those whose work could bound the makespan).
+    """
     g = BlockGraph(kernel, blocks)
     a0 = g.initial(warps)
     if not g.build(a0, deadline):
         return None
     best = None
+    slope = max(Fraction(work(kernel, u), s) for u, s in kernel.sigma)
     for j, (u, sigma) in enumerate(kernel.sigma):
         togo = g.deficit_to_go(j)
+        if togo is None and blamed is not None and Fraction(work(kernel, u), sigma) == slope:
+            blamed |= {b for m in g.blame for b, blk in enumerate(g.blocks) if m[blk[0]] == LUMP}
         if togo is None or a0 not in togo:
             continue
         bound = (warps * work(kernel, u) + togo[a0]) // sigma
         if best is None or bound < best.upper:
             best = BlockBound(bound, u, togo, g)
     return best
+
+
+def _on_longest_path(found: BlockBound, warps: int) -> set[int]:
+    """Blocks lumped somewhere on a longest deficit path from the initial state."""
+    g, togo = found.graph, found.togo
+    j = [u for u, _ in g.kernel.sigma].index(found.unit)
+    a, out, seen = g.initial(warps), set(), set()
+    while a != g.done and a not in seen:
+        seen.add(a)
+        out |= {b for b, blk in enumerate(g.blocks) if a[blk[0]] == LUMP}
+        nxt = [b for b in g.succ[a] if b in togo and togo[b] == togo[a] - g.deficit(a, j)]
+        if not nxt:
+            break
+        a = nxt[0]
+    return out
 
 
 def _score(found: BlockBound) -> Callable[[tuple[int, ...]], tuple[Any, Any]]:
@@ -287,34 +315,42 @@ class BlockResult(AbstractResult):
     blocks: list[tuple[int, int, int]] = field(default_factory=list)
 
 
-def phase_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra: int = 2,
+def phase_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds: int = 12,
                  progress: Callable[[str], None] | None = None) -> BlockResult:
     """Bound the makespan by deficit accounting over maximal same-unit blocks; look for a run that meets it.
 
-    The caps grow (sigma + 0, 1, 2) while no bound is found or the bound is
-    not met.  ``potential`` holds the deficit to go of every block state
+    While there is no bound, the caps of the blocks lumped on a deficit
+    cycle of the busiest unit grow by one; while the bound is not met, those
+    lumped along a longest deficit path.  ``potential`` holds the deficit to go of every block state
     (-1 on lumped blocks) and ``blocks`` the cuts; the certificate writer
     takes it as proof ("blocks", result) (``certificate_bound``).
     """
     start = time.monotonic()
-    deadline = start + budget
+    deadline, refine_until = start + budget, start + 0.6 * budget
     sm = CountSM(kernel, warps)
     moves = CountMoves(sm)
     run: Run = []  # the cheap runs come after the first bound: on long kernels they take seconds
     best: BlockBound | None = None
     pump = None
-    if kernel.single_cycle:
-        for extra in range(max_extra + 1):
-            found = block_bound(kernel, warps, affordable(maximal_blocks(kernel, extra)), start + 0.6 * budget)
-            if progress:
-                progress(f"blocks: caps sigma+{extra}: bound {found.upper if found else None}")
-            if found is None:
-                continue
+    # caps sigma + 0, 1, 2 on every block first; then the blocks blamed by the last round grow
+    uniform = [affordable(maximal_blocks(kernel, extra)) for extra in range(3)] if kernel.single_cycle else []
+    blocks = uniform.pop(0) if uniform else None
+    for _ in range(max_rounds):
+        if blocks is None or time.monotonic() > refine_until:
+            break
+        blamed: set[int] = set()
+        found = block_bound(kernel, warps, blocks, refine_until, blamed)
+        if progress:
+            progress(f"blocks: caps {[c for *_, c in blocks]}: bound {found.upper if found else None}")
+        if found is not None:
             best = found if best is None or found.upper < best.upper else best
             run = run or first_runs(sm, moves)
             run, pump = _meet(kernel, warps, found, moves, run, deadline, progress)
             if len(run) >= best.upper:
                 break
+            blamed = _on_longest_path(found, warps)
+        refined = affordable([(f, l, j, c + 1 if b in blamed else c) for b, (f, l, j, c) in enumerate(blocks)])
+        blocks = uniform.pop(0) if uniform else refined if blamed else None
     run = run or first_runs(sm, moves)
     upper = best.upper if best else None
     return BlockResult(upper, best.unit if best else None, len(run), from_counts(sm, run), upper == len(run),
