@@ -210,3 +210,11 @@ def test_pumped_block_certificate_proves_the_closed_form_and_refuses_a_bad_pump(
     bad = json.loads(json.dumps(cert))
     bad["pump"]["period"] += 1
     _refused(bad, "repeated|pump")
+
+
+def test_committed_blocks_certificate_holds():
+    """examples/makespan/llllllll-w600-sigmaL-3.cert.json: 1605 at W = 600, floor((8W + 16)/3) on W = 18 + 3m."""
+    from pathlib import Path
+    path = Path(__file__).parent.parent / "examples" / "makespan" / "llllllll-w600-sigmaL-3.cert.json"
+    r = check(json.loads(path.read_text()))
+    assert r.makespan == 1605 and r.exact_from == 18 and r.period == 3
