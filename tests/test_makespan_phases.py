@@ -149,6 +149,9 @@ def test_tampered_block_certificates_are_refused():
     partial = json.loads(json.dumps(cert))
     partial["bound"]["states"].append([LUMPED] + [0] * 7 + [0])
     _refused(partial, "all -1")
+    huge = json.loads(json.dumps(cert))
+    huge["bound"]["blocks"][0][2] = 1000
+    _refused(huge, "exact contents")
     mixed = _cert("LLC", {"L": "1/3", "C": "1"}, 8)
     mixed["bound"]["blocks"] = [[0, 6, 1]]
     _refused(mixed, "mixes units")

@@ -46,6 +46,7 @@ from warpcheck.models.makespan.kernel import MkKernel
 
 Row = tuple[int, ...]
 LUMPED = -1
+MAX_CONTENTS = 100_000  # exact contents of one block (fewer than cap warps on its phases): more is a crafted table
 
 
 class BlocksRefused(ValueError):
@@ -112,6 +113,9 @@ def _cuts(raw: Any, units: list[str], sigma: dict[str, int]) -> list[tuple[int, 
         if cap < sigma[units[first]]:
             raise BlocksRefused(f"block {blk!r} has a cap below sigma {sigma[units[first]]} of its unit "
                                 "(a lumped block would not fix its unit's issue count)")
+        if math.comb(cap - 1 + last - first + 1, last - first + 1) > MAX_CONTENTS:
+            raise BlocksRefused(f"block {blk!r} stands for more than {MAX_CONTENTS} exact contents; use a smaller cap "
+                                "or shorter blocks")
         out.append((first, last, cap))
         nxt = last + 1
     if nxt != len(units):
