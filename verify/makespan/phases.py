@@ -17,7 +17,7 @@ lumped block loses where its warps stand, which the deficit does not need
 per unit, issue = sigma_u if one of its blocks is lumped, else
 min(sigma_u, ready); split over the unit's exact phases and lumped blocks in
 every way; from a lumped block, any e of its a issued warps leave it (from
-its last phase), the others step inside.  A lumped block that loses more
+its last phase; all a when the block has one phase), the others step inside.  A lumped block that loses more
 warps than it receives may fall below its cap: it is then any exact block
 holding the warps that came in at its first phase plus r old warps anywhere,
 for every r it allows.  Every concrete move has its abstract move (the law
