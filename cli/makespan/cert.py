@@ -21,6 +21,9 @@ def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
         states = [list(a) + [str(v)] for a, v in result.potential.items()]
         return {"method": "ranking", "cap": list(result.caps), "weight": "cycles", "unit": None,
                 "linear": [str(v) for v in result.linear], "states": states}
+    if kind == "blocks":  # deficit over blocks of phases (verify/makespan/phases.py)
+        from warpcheck.verify.makespan.phases import certificate_bound
+        return certificate_bound(result)
     states = [list(a) + [v] for a, v in result.potential.items()]
     out = {"method": "deficit", "cap": list(result.caps), "weight": "deficit", "unit": result.unit, "states": states}
     invariants = getattr(result, "invariants", None)  # from verify/makespan/cegar.py: entries they exclude are left out

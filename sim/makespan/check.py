@@ -50,6 +50,8 @@ from typing import Any
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.kernel import MkKernel, check_warps, parse_kernel, parse_sigmas, transform
 from warpcheck.models.makespan.schedule import Schedule
+from warpcheck.sim.makespan.blocks import BlocksRefused, blocks_upper, check_blocks, read_blocks
+from warpcheck.sim.makespan.blocks import formula as blocks_formula
 from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
 from warpcheck.sim.makespan.lininv import InvariantRefused, LinearInvariant, check_invariants, excluded, read_invariants
 from warpcheck.sim.makespan.pumped import PumpRefused, check_pump
@@ -258,6 +260,8 @@ def check(cert: Any) -> CheckResult:
     kernel, warps = _instance(cert)
     claimed = _field(cert, "makespan", int)
     _run(cert, kernel, warps, claimed)
+    if _field(cert, "bound", dict).get("method") == "blocks":
+        return _check_blocks(cert, kernel, warps, claimed)
     b = read_bound(kernel, _field(cert, "bound", dict))
     upper = _upper(kernel, b, warps)
     if upper != claimed:
@@ -270,6 +274,32 @@ def check(cert: Any) -> CheckResult:
     if "pump" in cert:
         _closed_form(kernel, b, cert["pump"], out)
     return out
+
+
+def _check_blocks(cert: dict[str, Any], kernel: MkKernel, warps: int, claimed: int) -> CheckResult:
+    """A deficit bound over blocks of phases (``sim/makespan/blocks.py``), and its pump if any."""
+    try:
+        bb = read_blocks(kernel, cert["bound"])
+        upper = blocks_upper(kernel, bb, warps)
+        if upper != claimed:
+            raise _refuse(f"the potential proves makespan <= {upper}, not {claimed}")
+        check_blocks(kernel, bb)
+        every = bb.cuts[0][2] if warps >= bb.cuts[0][2] else None
+        out = CheckResult(cert["kernel"], warps, claimed, upper, "deficit", bb.unit, len(bb.table), every,
+                          blocks_formula(kernel, bb) if every else "")
+        if "pump" in cert:
+            pc = check_pump(kernel, cert["pump"])
+            slope = Fraction(_work(kernel, bb.unit), kernel.sigma_of(bb.unit))
+            if every is None or pc.warps < every or blocks_upper(kernel, bb, pc.warps) != pc.makespan \
+                    or slope * pc.period != pc.cycles:
+                raise _refuse(f"the pump's run ({pc.makespan} cycles at W0 = {pc.warps}, {pc.cycles} more per "
+                              f"{pc.period} warps) does not meet the bound growing by {slope} per warp")
+            out.exact_from, out.period = pc.warps, pc.period
+            offset = pc.makespan - slope * pc.warps
+            out.exact_formula = f"makespan = {slope} W {'-' if offset < 0 else '+'} {abs(offset)}"
+        return out
+    except (BlocksRefused, PumpRefused) as e:
+        raise _refuse(str(e)) from None
 
 
 def _closed_form(kernel: MkKernel, b: Bound, pump: Any, out: CheckResult) -> None:
