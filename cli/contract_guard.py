@@ -161,6 +161,13 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
             os.killpg(pid, signal.SIGKILL)
 
 
+def abandon(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now, whatever they are doing (a portfolio whose answer came from another worker)."""
+    _kill_workers(pool)
+    pool.shutdown(wait=False, cancel_futures=True)
+    _kill_workers(pool)
+
+
 @contextlib.contextmanager
 def worker_pool(workers: int = 2) -> Iterator[ProcessPoolExecutor]:
     """A process pool whose workers (and their children) are killed at once if the body is interrupted."""
@@ -168,8 +175,6 @@ def worker_pool(workers: int = 2) -> Iterator[ProcessPoolExecutor]:
     try:
         yield pool
     except BaseException:
-        _kill_workers(pool)
-        pool.shutdown(wait=False, cancel_futures=True)
-        _kill_workers(pool)  # a worker the pool started meanwhile
+        abandon(pool)  # kills twice: also a worker the pool started meanwhile
         raise
     pool.shutdown(wait=True)

@@ -10,7 +10,7 @@ from warpcheck.models.makespan.schedule import Schedule, from_counts
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.sim.makespan.check import FORMAT, VERSION, CertificateRefused, check
 
-CERTIFYING = ("auto", "enumerate", "deficit", "ranking")
+CERTIFYING = ("auto", "enumerate", "blocks", "deficit", "ranking")
 
 
 def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:

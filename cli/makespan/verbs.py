@@ -5,26 +5,22 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
+from warpcheck.cli.makespan.auto import auto_exact
 from warpcheck.cli.makespan.cert import CERTIFYING, certificate, run_check, write
+from warpcheck.cli.makespan.methods import Outcome, exact, to_stderr
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.makespan.kernel import (MkKernel, approximation, check_warps, parse_kernel, parse_sigmas,
                                               pessimistic, transform)
 from warpcheck.models.makespan.schedule import Schedule, render
-from warpcheck.sim.makespan.enum import Enumeration, SearchBudgetExceeded, worst_case
+from warpcheck.sim.makespan.enum import worst_case
 from warpcheck.sim.makespan.check import CertificateRefused, check
 from warpcheck.sim.makespan.replay import replay
 
-METHODS = ("auto", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
+METHODS = ("auto", "blocks", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
 AUTO_BUDGET = 120.0  # seconds auto spends when --timeout is not given: every search in it is bounded
-AUTO_FIRST = 2.0  # seconds of enumeration before the deficit method (small instances end there)
-AUTO_FIRST_LARGE = 0.25  # the same above AUTO_SMALL warps, where only trivial kernels end it and deficit is quicker
-AUTO_SMALL = 32
-AUTO_SHARES = (3, 2)  # deficit gets a third of what is left, then ranking half of the rest (each at least 10 s)
-AUTO_RESERVE = 0.9  # auto ends its searches at 90 % of --timeout: the rest replays and prints the schedule
-SMT_BUDGET = 300.0  # the SMT and ILP searches stop here when --timeout is not given
+AUTO_RESERVE = 0.9  # the searches end at 90 % of --timeout: the rest replays and prints the schedule
 
 EPILOG = """\
 examples:
@@ -40,27 +36,6 @@ exit codes: 0 done (exact, or the estimate asked for), 2 bad input, 4 the exact 
 (the makespan shown is then a lower bound), 5 internal error (a schedule that does not replay)"""
 
 
-@dataclass
-class Outcome:
-    """What one method found."""
-
-    makespan: int | None
-    exact: bool
-    schedule: Schedule | None
-    seconds: float
-    note: str = ""
-    proof: tuple[str, Any] | None = None  # the search's own result, from which a certificate is written
-    upper: tuple[int, str] | None = None  # the least upper bound proved, and by which method, exact or not
-
-    @property
-    def closed_form(self) -> dict[str, Any] | None:
-        """The worst case for every W of a class, when the exact run was pumped from a small W."""
-        from warpcheck.verify.makespan.pump import closed_form
-
-        pump = getattr(self.proof[1], "pump", None) if self.exact and self.proof else None
-        return closed_form(pump) if pump is not None else None
-
-
 def register(sub: Any) -> None:
     """Add the ``makespan`` verb."""
     p = sub.add_parser("makespan", help="worst-case makespan of W identical warps on one SM",
@@ -72,19 +47,22 @@ def register(sub: Any) -> None:
     p.add_argument("--sigma", action="append", default=[], metavar="U=n|U=1/n",
                    help="warps per cycle on unit type U (repeat for every unit of the kernel)")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="auto (default): enumerate for 2 s (0.25 s above 32 warps), then deficit, then ranking, then enumerate on (all "
-                        "within --timeout, default 120 s); ranking: a bound linear in W proved by a ranking "
-                        "function found by LP over the abstract graph, met by a searched run; "
-                        "deficit: bound by deficit accounting over an abstract graph, met by a searched run; "
+                   help="auto (default): enumerate for 2 s (0.25 s above 32 warps), then blocks, deficit and "
+                        "ranking side by side, one worker process each (the first exact answer stops the others), "
+                        "then enumerate on with the last third (all within --timeout, default 120 s); "
+                        "blocks: deficit accounting over runs of same-unit phases (one-cycle kernels); "
+                        "deficit: deficit accounting over capped counts, refined by caps and linear invariants; "
+                        "ranking: a bound linear in W proved by a ranking function found by LP; "
+                        "each met by a searched run; "
                         "smt: Z3 bound search with an UNSAT proof; optimize: z3 Optimize; ilp: the paper's "
                         "Fig. 3 ILP on HiGHS; enumerate: exhaustive search; approx, pessimistic: the paper's "
                         "estimates")
     p.add_argument("--x", type=int, default=None, help="x of the approximation T^(W,x) (default min(W, 4))")
     p.add_argument("--timeout", type=float, default=None, help="seconds for the exact search (default: auto 120, "
                    "smt/optimize/ilp 300, "
-                   "deficit and ranking 60, enumerate none)")
+                   "blocks, deficit and ranking 60, enumerate none)")
     p.add_argument("--certificate", metavar="FILE", help="write a certificate of the exact answer (JSON: the "
-                   "schedule and the upper-bound potential); methods auto, enumerate and deficit")
+                   "schedule and the upper-bound potential); methods auto, enumerate, blocks, deficit and ranking")
     p.add_argument("--check", metavar="FILE", help="check a certificate instead of searching: exit 0 if it "
                    "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -110,98 +88,6 @@ def _kernel(args: argparse.Namespace) -> MkKernel:
     return transform(instrs, sigmas)
 
 
-def _timed(fn: Callable[[], Outcome]) -> Outcome:
-    start = time.monotonic()
-    out = fn()
-    out.seconds = time.monotonic() - start
-    return out
-
-
-def _enumerate(kernel: MkKernel, warps: int, timeout: float | None, progress: Any,
-               search: Enumeration | None = None) -> Outcome:
-    search = search or Enumeration(kernel, warps)  # the memo survives a timeout: auto resumes it
-    try:
-        r = search.run(timeout, progress)
-    except SearchBudgetExceeded:
-        return Outcome(None, False, None, 0.0, f"the exhaustive search timed out after {search.states} states")
-    return Outcome(r.makespan, True, r.schedule, 0.0, f"{r.states} counter states", proof=("enumerate", r))
-def _smt(kernel: MkKernel, warps: int, timeout: float | None, progress: Any, optimize: bool) -> Outcome:
-    from warpcheck.verify.makespan.search import bound_search, optimize_search
-
-    search = optimize_search if optimize else bound_search
-    r = search(kernel, warps, timeout, progress)
-    note = "upper bound proved" if r.exact else "upper bound not proved (timeout): a lower bound"
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note)
-
-
-def _ilp(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
-    from warpcheck.encodings.makespan.ilp import MakespanIlp
-
-    r = MakespanIlp(kernel, warps).solve(timeout)
-    if r.issue is None:
-        return Outcome(None, False, None, 0.0, "HiGHS found no schedule in time")
-    sched = Schedule(kernel, tuple(tuple(row) for row in r.issue))
-    note = "optimal" if r.optimal else f"not optimal (HiGHS bound {r.bound})"
-    return Outcome(r.makespan, r.optimal, sched, 0.0, note)
-
-
-def _deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
-    from warpcheck.verify.makespan.abstract import abstract_search
-
-    r = abstract_search(kernel, warps, budget=timeout or 60.0, progress=progress)
-    note = (f"deficit bound on unit {r.unit} proved over {r.states} abstract states and met by a run"
-            if r.exact else f"deficit bound {r.upper} not met (best run {r.makespan})")
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("deficit", r) if r.exact else None,
-                   upper=(r.upper, "deficit") if r.upper is not None else None)
-
-
-def _auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Any) -> tuple[str, Outcome]:
-    """Enumerate briefly (small instances end there), then deficit, ranking, and enumerate on with what is left."""
-    search = Enumeration(kernel, warps)  # the memo survives a timeout: resumed last
-    first = AUTO_FIRST if warps <= AUTO_SMALL else AUTO_FIRST_LARGE
-    out = _enumerate(kernel, warps, max(0.1, min(first, deadline - time.monotonic())), progress, search)
-    if out.exact:
-        return "enumerate", out
-    best, upper = out, None
-    for (name, method), share in zip((("deficit", _deficit), ("ranking", _ranking)), AUTO_SHARES):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        out = method(kernel, warps, min(left, max(10.0, left / share)), progress)
-        if out.exact:
-            return name, out
-        best = out if (out.makespan or 0) > (best.makespan or 0) else best
-        upper = out.upper if upper is None or (out.upper and out.upper[0] < upper[0]) else upper
-    out = _enumerate(kernel, warps, max(0.1, deadline - time.monotonic()), progress, search)
-    if not out.exact:
-        out = Outcome(best.makespan, False, best.schedule, 0.0, f"{out.note}; lower bound from the best run found",
-                      upper=upper)
-    return "enumerate", out
-
-
-def _ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
-    from warpcheck.verify.makespan.ranking import ranking_search
-
-    r = ranking_search(kernel, warps, budget=timeout or 60.0, progress=progress)
-    note = (f"ranking function (linear part {' '.join(map(str, r.linear or []))}) over {r.states} abstract states, "
-            "met by a run" if r.exact else f"ranking bound {r.upper} not met (best run {r.makespan})")
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("ranking", r) if r.exact else None,
-                   upper=(r.upper, "ranking") if r.upper is not None else None)
-
-
-def _exact(method: str, kernel: MkKernel, warps: int, timeout: float | None, progress: Any) -> Outcome:
-    if method == "deficit":
-        return _timed(lambda: _deficit(kernel, warps, timeout, progress))
-    if method == "ranking":
-        return _timed(lambda: _ranking(kernel, warps, timeout, progress))
-    if method == "enumerate":
-        return _timed(lambda: _enumerate(kernel, warps, timeout, progress))
-    bounded = timeout or SMT_BUDGET
-    if method == "ilp":
-        return _timed(lambda: _ilp(kernel, warps, bounded, progress))
-    return _timed(lambda: _smt(kernel, warps, bounded, progress, method == "optimize"))
-
-
 def _approx(kernel: MkKernel, warps: int, x: int) -> tuple[int, int]:
     return approximation(warps, x, lambda y: worst_case(kernel, y).makespan)
 
@@ -212,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return run_check(args.check, args.json)
     kernel = _kernel(args)
     warps, x = args.warps, args.x or min(args.warps, 4)
-    progress = (lambda msg: print(msg, file=sys.stderr)) if not args.json else None
+    progress = to_stderr if not args.json else None
     method = args.method
     report: dict[str, Any] = {"kernel": args.kernel, "transformed": kernel.text(), "warps": warps,
                               "sigma": {s.partition("=")[0].strip(): s.partition("=")[2].strip() for s in args.sigma},
@@ -228,17 +114,17 @@ def run(args: argparse.Namespace) -> int:
     report["approximation"] = {"value": approx, "x": x, "y": y}
     if method == "auto":
         t0 = time.monotonic()
-        method, out = _auto_exact(kernel, warps, deadline, progress)
+        method, out = auto_exact(kernel, warps, deadline, progress)
         out.seconds, report["method"] = time.monotonic() - t0, method
     elif method in ("approx", "pessimistic"):
         out = _estimate(method, report, approx)
     else:
         budget = None if args.timeout is None else max(0.1, deadline - time.monotonic())
-        out = _exact(method, kernel, warps, budget, progress)
+        out = exact(method, kernel, warps, budget, progress)
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},
-                  upper=_upper(out), closed_form=out.closed_form,
+                  upper=_upper(out), closed_form=out.closed_form, tried=out.tried or None,
                   schedule=out.schedule.to_json() if out.schedule else None)
     if out.schedule is not None and not _check_replay(out.schedule, out.makespan, report):
         print(f"warpcheck makespan: error: internal error, the schedule found does not replay: "

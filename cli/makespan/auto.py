@@ -1,0 +1,89 @@
+"""``--method auto``: a brief enumeration, then the bound methods as a portfolio of processes, then enumeration again.
+
+Which bound method answers depends on the kernel in ways no cheap test
+foresees: blocks answer kernels of many same-unit phases, deficit with
+invariants the ones whose deficit cycles are spurious, the ranking LP the ones
+whose worst case grows faster than any unit's work; a method that has no
+answer may spend most of its budget refining before it says so (LLCCM at
+W = 128: blocks 9 s, deficit 10 s, ranking exact in 1 s; LLCLLL: blocks
+23 s without a bound, deficit exact in 1.3 s).  So they run side by side,
+one worker process each, and the first exact answer stops the others: on
+two cores an answer comes about 1.5 times later than its method alone would
+give it, where running them in turn costs the sum of the failures before it.
+The enumeration's memo stays in this process and resumes with what is left.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from typing import Sequence
+
+from warpcheck.cli.contract_guard import abandon, worker_pool
+from warpcheck.cli.makespan.methods import BOUNDS, Outcome, Progress, enumerate_counts, timed, to_stderr
+from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.sim.makespan.enum import Enumeration
+
+FIRST = 2.0  # seconds of enumeration before the bound methods (small instances end there)
+FIRST_LARGE = 0.25  # the same above SMALL warps, where only trivial kernels end it and the bounds are quicker
+SMALL = 32
+CHAINS = (("blocks",), ("deficit",), ("ranking",))  # one worker each; a chain stops at its first exact answer
+PORTFOLIO_SHARE = 2 / 3  # of the time left after the first enumeration; the resumed enumeration has the rest
+GRACE = 5.0  # seconds past its deadline a worker may take to return before it is stopped
+
+
+def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> tuple[str, Outcome]:
+    """Return the method that answered and its outcome, or the best run and least bound found by ``deadline``."""
+    search = Enumeration(kernel, warps)
+    first = FIRST if warps <= SMALL else FIRST_LARGE
+    out = enumerate_counts(kernel, warps, max(0.1, min(first, deadline - time.monotonic())), progress, search)
+    if out.exact:
+        return "enumerate", out
+    until = time.monotonic() + PORTFOLIO_SHARE * max(0.0, deadline - time.monotonic())
+    tried = portfolio(kernel, warps, until, progress is not None)
+    summaries = [o.summary(name) for name, o in tried]
+    for name, o in tried:
+        if o.exact:
+            o.tried = summaries
+            return name, o
+    last = enumerate_counts(kernel, warps, max(0.1, deadline - time.monotonic()), progress, search)
+    summaries.append(last.summary("enumerate"))
+    if not last.exact:
+        best = max([out] + [o for _, o in tried], key=lambda o: o.makespan or 0)
+        uppers = [o.upper for _, o in tried if o.upper is not None]
+        last = Outcome(best.makespan, False, best.schedule, 0.0, f"{last.note}; lower bound from the best run found",
+                       upper=min(uppers) if uppers else None)
+    last.tried = summaries
+    return "enumerate", last
+
+
+def portfolio(kernel: MkKernel, warps: int, until: float, verbose: bool) -> list[tuple[str, Outcome]]:
+    """Run every chain in its own worker until ``until``; stop them all at the first exact answer."""
+    ended: list[tuple[str, Outcome]] = []
+    with worker_pool(len(CHAINS)) as pool:
+        pending: set[Future[list[tuple[str, Outcome]]]] = {
+            pool.submit(chain, names, kernel, warps, until, verbose) for names in CHAINS}
+        while pending:
+            finished, pending = wait(pending, timeout=max(0.0, until + GRACE - time.monotonic()),
+                                     return_when=FIRST_COMPLETED)
+            for f in finished:
+                ended += f.result()
+            if not finished or any(o.exact for _, o in ended):
+                abandon(pool)  # an answer, or workers past their deadline: the others' work is not needed
+                break
+    return ended
+
+
+def chain(names: Sequence[str], kernel: MkKernel, warps: int, until: float, verbose: bool
+          ) -> list[tuple[str, Outcome]]:
+    """Run bound methods one after the other (in a worker), each with an even share of the time left."""
+    progress = to_stderr if verbose else None
+    out: list[tuple[str, Outcome]] = []
+    for i, name in enumerate(names):
+        left = until - time.monotonic()
+        if left <= 0:
+            break
+        o = timed(lambda: BOUNDS[name](kernel, warps, left / (len(names) - i), progress))
+        out.append((name, o))
+        if o.exact:
+            break
+    return out
