@@ -14,14 +14,23 @@ table and a JSON file.
 
     python benchmarks/makespan_bench.py --cap 120 --out bench-makespan
     python benchmarks/makespan_bench.py --random 50 --cap 10 --out bench-makespan-random
+    python benchmarks/makespan_bench.py --random 50 --auto --out bench-makespan-auto
+
+With ``--auto``: the family through ``warpcheck makespan`` (auto, as a user
+starts it) with the issue's timeouts, every exact answer's certificate
+checked again; per W how many are exact, how fast, and by which method.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable
@@ -32,6 +41,8 @@ from warpcheck.models.makespan.kernel import MkKernel, make_kernel
 from warpcheck.sim.makespan.check import check
 from warpcheck.sim.makespan.enum import SearchBudgetExceeded, worst_case, worst_case_per_warp
 from warpcheck.verify.makespan.abstract import abstract_search
+from warpcheck.verify.makespan.cegar import cegar_search
+from warpcheck.verify.makespan.phases import phase_search
 from warpcheck.verify.makespan.pump import closed_form
 from warpcheck.verify.makespan.ranking import ranking_search
 from warpcheck.verify.makespan.search import bound_search, optimize_search
@@ -151,14 +162,18 @@ def _enum_certified(text: str, sigma: dict[str, str], w: int, cap: float) -> dic
     return {"makespan": value, "seconds": secs, "states": r.states, "lower": value, "upper": value}
 
 
+BOUND_SEARCHES: dict[str, Callable[..., Any]] = {"blocks": phase_search, "deficit": cegar_search,
+                                                 "ranking": ranking_search}
+
+
 def _abstract_certified(name: str) -> Callable[[str, dict[str, str], int, float], dict[str, Any]]:
-    """A run of ``deficit`` or ``ranking`` counted exact only within the cap, with its certificate checked.
+    """A run of ``blocks``, ``deficit`` or ``ranking`` counted exact only within the cap, its certificate checked.
 
     Besides the exact value: the longest run found (a lower bound) and the
     bound proved (an upper bound) whether they meet or not, and the closed
     form when the run was pumped.
     """
-    search = abstract_search if name == "deficit" else ranking_search
+    search = BOUND_SEARCHES[name]
 
     def run(text: str, sigma: dict[str, str], w: int, cap: float) -> dict[str, Any]:
         t0 = time.monotonic()
@@ -172,7 +187,7 @@ def _abstract_certified(name: str) -> Callable[[str, dict[str, str], int, float]
     return run
 
 
-RANDOM_METHODS = {m: _abstract_certified(m) for m in ("deficit", "ranking")}
+RANDOM_METHODS = {m: _abstract_certified(m) for m in BOUND_SEARCHES}
 
 
 def one_kernel(job: tuple[str, dict[str, str], float]) -> dict[str, Any]:
@@ -242,13 +257,77 @@ def brackets(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+AUTO_TIMEOUTS = {32: 10.0, 128: 10.0, 600: 60.0}  # the issue's goal: W = 128 within 10 s, W = 600 within 60 s
+
+
+def auto_run(text: str, sigma: dict[str, str], w: int, timeout: float) -> dict[str, Any]:
+    """One ``warpcheck makespan`` auto run as a user starts it (its own process), its certificate checked again."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cert = os.path.join(tmp, "c.json")
+        argv = [sys.executable, "-m", "warpcheck.cli", "makespan", text, "-W", str(w), "--timeout", str(timeout),
+                "--json", "--certificate", cert, *(f"--sigma={u}={v}" for u, v in sigma.items())]
+        t0 = time.monotonic()
+        p = subprocess.run(argv, capture_output=True, text=True)
+        secs = time.monotonic() - t0
+        out = json.loads(p.stdout) if p.stdout.strip() else {}
+        exact = p.returncode == 0 and out.get("exact") is True
+        if exact:
+            with open(cert) as f:
+                exact = check(json.load(f)).makespan == out["makespan"]
+    return {"exit": p.returncode, "makespan": out.get("makespan"), "exact": exact, "method": out.get("method"),
+            "upper": (out.get("upper") or {}).get("value"), "seconds": round(secs, 3),
+            "closed_form": (out.get("closed_form") or {}).get("formula")}
+
+
+def auto_table(rows: list[dict[str, Any]]) -> str:
+    """Per W: kernels exact within the timeout, median and largest seconds, and by which method; then the rest."""
+    out = ["`warpcheck makespan KERNEL -W W --timeout T` (auto) as a user runs it, certificate re-checked", "",
+           "| W | timeout | exact | median s | max s | by blocks / deficit / ranking / enumerate |", "|---" * 6 + "|"]
+    for w, timeout in AUTO_TIMEOUTS.items():
+        runs = [r["auto"][str(w)] for r in rows]
+        ok = [x for x in runs if x["exact"]]
+        by = " / ".join(str(sum(x["method"] == m for x in ok)) for m in ("blocks", "deficit", "ranking", "enumerate"))
+        times = [x["seconds"] for x in ok]
+        med = f"{statistics.median(times):.2f}" if times else "-"
+        out.append(f"| {w} | {timeout:g} | {len(ok)} of {len(runs)} | {med} | {max(times, default=0):.2f} | {by} |")
+    out += ["", "Not exact: best run .. least bound proved", "", "| kernel | sigma | "
+            + " | ".join(f"W = {w}" for w in AUTO_TIMEOUTS) + " |", "|---|---|" + "---|" * len(AUTO_TIMEOUTS)]
+    for r in rows:
+        cells = [("exact" if x["exact"] else f"{x['makespan']} .. {x['upper'] or '-'}")
+                 for x in (r["auto"][str(w)] for w in AUTO_TIMEOUTS)]
+        if any(c != "exact" for c in cells):
+            sig = ", ".join(f"{u}={v}" for u, v in sorted(r["sigma"].items()))
+            out.append(f"| {r['kernel']} | {sig} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def auto_main(args: argparse.Namespace, family: list[tuple[str, dict[str, str]]]) -> None:
+    """The random family through ``auto``, one run at a time (auto itself runs three worker processes)."""
+    rows = []
+    for text, sigma in family:
+        runs = {str(w): auto_run(text, sigma, w, t) for w, t in AUTO_TIMEOUTS.items()}
+        rows.append({"kernel": text, "sigma": sigma, "auto": runs})
+        print(f"{text} {sigma}: " + ", ".join(f"W={w} {x['makespan']} {'exact' if x['exact'] else 'open'} "
+                                               f"{x['method']} {x['seconds']:.1f} s" for w, x in runs.items()), flush=True)
+    text = auto_table(rows)
+    with open(f"{args.out}.json", "w") as f:
+        json.dump({"timeouts": AUTO_TIMEOUTS, "seed": args.seed, "rows": rows}, f, indent=1)
+    with open(f"{args.out}.md", "w") as f:
+        f.write(text + "\n")
+    print(text)
+
+
 def random_main(args: argparse.Namespace) -> None:
     """The random-kernel family on a process pool; writes the markdown and JSON files."""
     family = random_family(args.kernels, args.seed)
     only = set(args.only.split(",")) if args.only else None
     if only and not only <= {t for t, _ in family}:
         raise SystemExit(f"--only {args.only!r}: kernels not in the family: {sorted(only - {t for t, _ in family})}")
-    jobs = [(t, s, args.cap) for t, s in family if only is None or t in only]
+    family = [(t, s) for t, s in family if only is None or t in only]
+    if args.auto:
+        auto_main(args, family)
+        return
+    jobs = [(t, s, args.cap) for t, s in family]
     with ProcessPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(one_kernel, jobs))
     text = random_table(rows, args.cap)
@@ -270,6 +349,9 @@ def main() -> None:
                    help="instead: N random kernels (1-8 instructions, up to 3 units, sigmas 1, 2, 3, 1/2, 1/3) "
                         "at W = 32, 128, 600, every exact answer certified and checked")
     p.add_argument("--seed", type=int, default=12, help="seed of the random family")
+    p.add_argument("--auto", action="store_true",
+                   help="with --random: run the family through auto (the CLI, one process per run) with the goal's "
+                        "timeouts (10 s at W = 32 and 128, 60 s at W = 600), instead of each method at --cap")
     p.add_argument("--only", default="", metavar="K1,K2",
                    help="with --random: run only these kernels of the family (their texts, comma-separated)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes for the random family")

@@ -166,7 +166,7 @@ class AbstractGraph:
     def sccs(self) -> list[list[Abs]]:
         """Strongly connected components, each after every component it reaches (Tarjan, iterative)."""
         if self._sccs is None:
-            self._sccs = _tarjan({a: [b for _, b in ms] for a, ms in self.succ.items()})
+            self._sccs = tarjan({a: [b for _, b in ms] for a, ms in self.succ.items()})
         return self._sccs
 
     def deficit_to_go(self, unit: str) -> dict[Abs, int] | None:
@@ -196,7 +196,8 @@ class AbstractGraph:
         return togo
 
 
-def _tarjan(graph: dict[Abs, list[Abs]]) -> list[list[Abs]]:
+def tarjan(graph: dict[Abs, list[Abs]]) -> list[list[Abs]]:
+    """Return the strongly connected components of a graph, sinks first (iterative Tarjan)."""
     index: dict[Abs, int] = {}
     low: dict[Abs, int] = {}
     on_stack: set[Abs] = set()
@@ -263,10 +264,11 @@ def bound_with_caps(kernel: MkKernel, warps: int, caps: Abs, deadline: float | N
     ag = AbstractGraph(kernel, caps)
     if not ag.build(ag.initial(warps), deadline):
         return None
-    return _best_bound(ag, kernel, warps)
+    return best_bound(ag, kernel, warps)
 
 
-def _best_bound(ag: AbstractGraph, kernel: MkKernel, warps: int) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
+def best_bound(ag: AbstractGraph, kernel: MkKernel, warps: int) -> tuple[int, str, dict[Abs, int], AbstractGraph] | None:
+    """Return the least deficit bound over the units at W, with its unit, deficit to go and graph; None if none."""
     a0 = ag.initial(warps)
     best = None
     for u in kernel.units:
@@ -299,26 +301,26 @@ def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_roun
         ag = AbstractGraph(kernel, caps)
         if not ag.build(ag.initial(warps), refine_until):
             break
-        found = _best_bound(ag, kernel, warps)
+        found = best_bound(ag, kernel, warps)
         if progress:
             progress(f"abstract: caps {list(caps)}, {ag.states()} states: bound {found[0] if found else None}")
         if found is None:
             refine = _blamed(ag, kernel)
         else:
             best = found if best is None or found[0] < best[0] else best
-            pumped = _pumped(kernel, warps, found, refine_until, progress)
+            pumped = pumped_deficit_run(kernel, warps, found, refine_until, progress)
             if pumped is not None:
                 run, pump = pumped
                 break
-            run = longer_run(moves, _deficit_score(found), run, best[0], NARROW, deadline, progress, "abstract")
+            run = longer_run(moves, deficit_score(found), run, best[0], NARROW, deadline, progress, "abstract")
             if len(run) >= best[0]:
                 break
-            refine = _capped_on_longest_path(ag, found[2], found[1], warps)
+            refine = capped_on_longest_path(ag, found[2], found[1], warps)
         if not refine:
             break
         caps = tuple(c + 1 if p in refine else c for p, c in enumerate(caps))
     if best is not None:
-        run = longer_run(moves, _deficit_score(best), run, best[0], WIDE, deadline, progress, "abstract")
+        run = longer_run(moves, deficit_score(best), run, best[0], WIDE, deadline, progress, "abstract")
     upper = best[0] if best else None
     return AbstractResult(upper, best[1] if best else None, len(run), from_counts(sm, run),
                           upper == len(run), time.monotonic() - start,
@@ -344,8 +346,8 @@ def longer_run(moves: CountMoves, score: Callable[[tuple[int, ...]], tuple[Any, 
     return run
 
 
-def _pumped(kernel: MkKernel, warps: int, found: tuple[int, str, dict[Abs, int], AbstractGraph], deadline: float,
-            progress: Callable[[str], None] | None) -> tuple[Run, Pump] | None:
+def pumped_deficit_run(kernel: MkKernel, warps: int, found: tuple[int, str, dict[Abs, int], AbstractGraph],
+                       deadline: float, progress: Callable[[str], None] | None) -> tuple[Run, Pump] | None:
     """A run meeting the bound, pumped from a small W: the bound is one table for every W from the cap of phase 0."""
     _, unit, togo, ag = found
     sigma, need = kernel.sigma_of(unit), work(kernel, unit)
@@ -354,7 +356,7 @@ def _pumped(kernel: MkKernel, warps: int, found: tuple[int, str, dict[Abs, int],
         a0 = ag.initial(w)
         return (w * need + togo[a0]) // sigma if w >= ag.caps[0] and a0 in togo else None
 
-    score = _deficit_score(found)
+    score = deficit_score(found)
 
     def beam(moves: CountMoves) -> Run:
         target = bound_at(moves.sm.warps) or 0
@@ -362,7 +364,8 @@ def _pumped(kernel: MkKernel, warps: int, found: tuple[int, str, dict[Abs, int],
     return pumped_run(kernel, warps, Fraction(need, sigma), bound_at, beam, deadline, progress)
 
 
-def _deficit_score(found: tuple[int, str, dict[Abs, int], AbstractGraph]) -> Callable[[tuple[int, ...]], tuple[Any, Any]]:
+def deficit_score(found: tuple[int, str, dict[Abs, int], AbstractGraph]) -> Callable[[tuple[int, ...]], tuple[Any, Any]]:
+    """Rank concrete count states for the beam: the deficit so far, then the abstract deficit to go."""
     _, unit, togo, ag = found
     return lambda k: (ag.deficit(k, unit), togo.get(ag.alpha(k)))
 
@@ -377,7 +380,7 @@ def _blamed(ag: AbstractGraph, kernel: MkKernel) -> set[int]:
     return out
 
 
-def _capped_on_longest_path(ag: AbstractGraph, togo: dict[Abs, int], unit: str, warps: int) -> set[int]:
+def capped_on_longest_path(ag: AbstractGraph, togo: dict[Abs, int], unit: str, warps: int) -> set[int]:
     """Phases capped somewhere on a longest deficit path from the initial state."""
     a, out, seen = ag.initial(warps), set(), set()
     while a != ag.done and a not in seen:

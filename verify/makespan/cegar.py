@@ -32,7 +32,7 @@ every entry in the graph (excluded next entries included), and the initial
 state satisfies the form for every W (a_0 <= 0 <= b), every reached concrete
 state satisfies it (induction over runs), so entries whose least value
 exceeds b stand for no reached state and may be left out.  The certificate
-carries the invariants; ``sim/makespan/invariants.py`` checks them again from
+carries the invariants; ``sim/makespan/lininv.py`` checks them again from
 the rules, sharing no code with this module.
 """
 from __future__ import annotations
@@ -52,7 +52,7 @@ from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.schedule import from_counts
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.verify.makespan.abstract import (NARROW, WIDE, WIDE_SHARE, Abs, AbstractGraph, AbstractResult, Move,
-                                               _best_bound, _capped_on_longest_path, _deficit_score, _pumped,
+                                               best_bound, capped_on_longest_path, deficit_score, pumped_deficit_run,
                                                default_caps, first_runs, longer_run, work)
 
 Invariant = tuple[tuple[int, ...], int]  # integer coefficients a_p (one per non-done phase) and bound b
@@ -365,18 +365,18 @@ def cegar_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds:
         if built is None:
             break
         ag, invs = built
-        found = _best_bound(ag, kernel, warps)
+        found = best_bound(ag, kernel, warps)
         if progress:
             progress(f"cegar: caps {list(caps)}, {len(invs)} invariants, {ag.states()} states: "
                      f"bound {found[0] if found else None}")
         if found is not None:
             if best is None or found[0] < best[0]:
                 best, best_invs = found, list(invs)
-            pumped = _pumped(kernel, warps, found, refine_until, progress)
+            pumped = pumped_deficit_run(kernel, warps, found, refine_until, progress)
             if pumped is not None:
                 run, pump = pumped
                 break
-            run = longer_run(moves, _deficit_score(found), run, best[0], NARROW, deadline, progress, "cegar")
+            run = longer_run(moves, deficit_score(found), run, best[0], NARROW, deadline, progress, "cegar")
             if len(run) >= best[0]:
                 break
         if samples is None:
@@ -390,13 +390,13 @@ def cegar_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds:
         if new:
             invs = invs + new
             continue
-        refine = _blamed_phases(ag) if found is None else _capped_on_longest_path(ag, togo or {}, unit or "", warps)
+        refine = _blamed_phases(ag) if found is None else capped_on_longest_path(ag, togo or {}, unit or "", warps)
         if not refine:
             break
         caps = tuple(c + 1 if p in refine else c for p, c in enumerate(caps))
         rejected.clear()
     if best is not None:
-        run = longer_run(moves, _deficit_score(best), run, best[0], WIDE, deadline, progress, "cegar")
+        run = longer_run(moves, deficit_score(best), run, best[0], WIDE, deadline, progress, "cegar")
     upper = best[0] if best else None
     return CegarResult(upper, best[1] if best else None, len(run), from_counts(sm, run), upper == len(run),
                        time.monotonic() - start, best[3].states() if best else 0, best[3].caps if best else (),

@@ -41,7 +41,7 @@ from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.schedule import from_counts
 from warpcheck.models.makespan.sm import CountSM
-from warpcheck.verify.makespan.abstract import (BASE, NARROW, WIDE, AbstractResult, Run, _tarjan, first_runs,
+from warpcheck.verify.makespan.abstract import (BASE, NARROW, WIDE, AbstractResult, Run, tarjan, first_runs,
                                                longer_run, work)
 from warpcheck.verify.makespan.pump import pumped_run
 
@@ -212,7 +212,7 @@ class BlockGraph:
     def deficit_to_go(self, j: int) -> dict[State, int] | None:
         """Longest deficit path of unit j from each state to done; None if a deficit lies on a live cycle."""
         togo: dict[State, int] = {}
-        for comp in _tarjan(self.succ):
+        for comp in tarjan(self.succ):
             members = set(comp)
             if comp == [self.done]:
                 togo[self.done] = 0
