@@ -285,7 +285,7 @@ def _rational(got: _Solved, warps: int, form: Form, deadline: float | None
     return None
 
 
-def candidate_forms(kernel: MkKernel, window: int = 8) -> list[Form]:
+def candidate_forms(kernel: MkKernel, window: int = 2) -> list[Form]:
     """Forms 'upstream work ahead of unit u's first phase, minus u's backlog', one per unit and gate, scaled to integers.
 
     For a unit u and a gate j (the first phase of u), a warp before the gate
