@@ -20,7 +20,8 @@ SMALL = [("LLC", {"L": "1", "C": "1/2"}), ("LCL", {"L": "1", "C": "1"}), ("CLLC"
 
 def _random_kernels(seed: int, count: int, max_phases: int = 6) -> list[MkKernel]:
     """Seeded random single-cycle kernels of at most ``max_phases`` phases (enumeration stays fast)."""
-    rng, out = random.Random(seed), []
+    rng = random.Random(seed)
+    out: list[MkKernel] = []
     while len(out) < count:
         text = "".join(rng.choice(rng.choice(["LC", "LCM"])) for _ in range(rng.randint(2, 5)))
         k = make_kernel(text, {u: rng.choice(["1", "2", "1/2"]) for u in set(text)})
@@ -34,7 +35,8 @@ def _concrete_moves(kernel: MkKernel, warps: int) -> list[tuple[tuple[int, ...],
     moves = CountMoves(CountSM(kernel, warps))
     P = moves.sm.done
     root = tuple([warps] + [0] * P)
-    seen, todo, out = {root}, [root], []
+    seen, todo = {root}, [root]
+    out: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []
     while todo:
         k = todo.pop()
         if k[-1] == warps:

@@ -24,8 +24,11 @@ entries that stand for no state are dropped.  One LP (HiGHS) minimises
 Psi(initial); its floats are made rational and every row re-checked exactly.
 
 Single-cycle kernels only (every phase a wait phase: the warps leaving a
-phase are then known exactly, so is Delta); the checker
-(``sim/makespan/relational.py``) has the same scope.
+phase are then known exactly, so is Delta).  No certificate format covers
+this potential, so the search never claims exact.  Result (see
+docs/makespan-steep.md): on ``LLLCLCL`` every form tried still gives 9W + 2,
+like the plain ranking LP, at 2 to 60 times its cost; ``obstruction`` shows
+why (the LP's dual is a mixture of abstract runs balanced only on average).
 """
 from __future__ import annotations
 
