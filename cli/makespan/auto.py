@@ -21,7 +21,10 @@ from typing import Sequence
 from warpcheck.cli.contract_guard import abandon, worker_pool
 from warpcheck.cli.makespan.methods import BOUNDS, Outcome, Progress, enumerate_counts, timed, to_stderr
 from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.models.makespan.schedule import from_counts
+from warpcheck.models.makespan.sm import CountSM
 from warpcheck.sim.makespan.enum import Enumeration
+from warpcheck.verify.makespan.abstract import first_runs
 
 FIRST = 2.0  # seconds of enumeration before the bound methods (small instances end there)
 FIRST_LARGE = 0.25  # the same above SMALL warps, where only trivial kernels end it and the bounds are quicker
@@ -39,16 +42,16 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
     if out.exact:
         return "enumerate", out
     until = time.monotonic() + PORTFOLIO_SHARE * max(0.0, deadline - time.monotonic())
-    tried = portfolio(kernel, warps, until, progress is not None)
+    tried = portfolio(kernel, warps, until, deadline, progress is not None)
     summaries = [o.summary(name) for name, o in tried]
     for name, o in tried:
         if o.exact:
             o.tried = summaries
             return name, o
-    last = enumerate_counts(kernel, warps, max(0.1, deadline - time.monotonic()), progress, search)
+    last = timed(lambda: enumerate_counts(kernel, warps, max(0.1, deadline - time.monotonic()), progress, search))
     summaries.append(last.summary("enumerate"))
     if not last.exact:
-        best = max([out] + [o for _, o in tried], key=lambda o: o.makespan or 0)
+        best = max([out, cheap_run(kernel, warps)] + [o for _, o in tried], key=lambda o: o.makespan or 0)
         uppers = [o.upper for _, o in tried if o.upper is not None]
         last = Outcome(best.makespan, False, best.schedule, 0.0, f"{last.note}; lower bound from the best run found",
                        upper=min(uppers) if uppers else None)
@@ -56,14 +59,28 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
     return "enumerate", last
 
 
-def portfolio(kernel: MkKernel, warps: int, until: float, verbose: bool) -> list[tuple[str, Outcome]]:
-    """Run every chain in its own worker until ``until``; stop them all at the first exact answer."""
+def cheap_run(kernel: MkKernel, warps: int) -> Outcome:
+    """The longest of three cheap runs: a lower bound even when every worker was stopped before it returned."""
+    sm = CountSM(kernel, warps)
+    run = first_runs(sm)
+    return Outcome(len(run), False, from_counts(sm, run), 0.0, "a priority run")
+
+
+def portfolio(kernel: MkKernel, warps: int, until: float, deadline: float, verbose: bool
+              ) -> list[tuple[str, Outcome]]:
+    """Run every chain in its own worker until ``until``; stop them all at the first exact answer.
+
+    A worker still busy a little past ``until`` (never past ``deadline``, the
+    end of every search) is stopped and its work lost, so that the verb still
+    ends with its best run rather than a TIMEOUT.
+    """
+    last = min(until + GRACE, deadline)
     ended: list[tuple[str, Outcome]] = []
     with worker_pool(len(CHAINS)) as pool:
         pending: set[Future[list[tuple[str, Outcome]]]] = {
             pool.submit(chain, names, kernel, warps, until, verbose) for names in CHAINS}
         while pending:
-            finished, pending = wait(pending, timeout=max(0.0, until + GRACE - time.monotonic()),
+            finished, pending = wait(pending, timeout=max(0.0, last - time.monotonic()),
                                      return_when=FIRST_COMPLETED)
             for f in finished:
                 ended += f.result()
