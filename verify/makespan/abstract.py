@@ -308,12 +308,8 @@ def abstract_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_roun
             refine = _blamed(ag, kernel)
         else:
             best = found if best is None or found[0] < best[0] else best
-            pumped = pumped_deficit_run(kernel, warps, found, refine_until, progress)
-            if pumped is not None:
-                run, pump = pumped
-                break
-            run = longer_run(moves, deficit_score(found), run, best[0], NARROW, deadline, progress, "abstract")
-            if len(run) >= best[0]:
+            run, pump, met = meet_bound(moves, found, run, best[0], (refine_until, deadline), progress, "abstract")
+            if met:
                 break
             refine = capped_on_longest_path(ag, found[2], found[1], warps)
         if not refine:
@@ -344,6 +340,21 @@ def longer_run(moves: CountMoves, score: Callable[[tuple[int, ...]], tuple[Any, 
         if progress:
             progress(f"{label}: beam {width}: run of {len(guided)} cycles")
     return run
+
+
+def meet_bound(moves: CountMoves, found: tuple[int, str, dict[Abs, int], AbstractGraph], run: Run, target: int,
+               deadlines: tuple[float, float], progress: Callable[[str], None] | None, label: str
+               ) -> tuple[Run, Pump | None, bool]:
+    """Look for a run meeting a deficit bound: pumped from a small W first, else the narrow beams; True if met.
+
+    ``deadlines``: the end of the bound refinement (for the pump) and of the search (for the beams).
+    """
+    kernel, warps = moves.sm.kernel, moves.sm.warps
+    pumped = pumped_deficit_run(kernel, warps, found, deadlines[0], progress)
+    if pumped is not None:
+        return pumped[0], pumped[1], True
+    run = longer_run(moves, deficit_score(found), run, target, NARROW, deadlines[1], progress, label)
+    return run, None, len(run) >= target
 
 
 def pumped_deficit_run(kernel: MkKernel, warps: int, found: tuple[int, str, dict[Abs, int], AbstractGraph],

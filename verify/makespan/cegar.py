@@ -51,8 +51,8 @@ from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.schedule import from_counts
 from warpcheck.models.makespan.sm import CountSM
-from warpcheck.verify.makespan.abstract import (NARROW, WIDE, WIDE_SHARE, Abs, AbstractGraph, AbstractResult, Move,
-                                               best_bound, capped_on_longest_path, deficit_score, pumped_deficit_run,
+from warpcheck.verify.makespan.abstract import (WIDE, WIDE_SHARE, Abs, AbstractGraph, AbstractResult, Move,
+                                               best_bound, capped_on_longest_path, deficit_score, meet_bound,
                                                default_caps, first_runs, longer_run, work)
 
 Invariant = tuple[tuple[int, ...], int]  # integer coefficients a_p (one per non-done phase) and bound b
@@ -372,12 +372,8 @@ def cegar_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds:
         if found is not None:
             if best is None or found[0] < best[0]:
                 best, best_invs = found, list(invs)
-            pumped = pumped_deficit_run(kernel, warps, found, refine_until, progress)
-            if pumped is not None:
-                run, pump = pumped
-                break
-            run = longer_run(moves, deficit_score(found), run, best[0], NARROW, deadline, progress, "cegar")
-            if len(run) >= best[0]:
+            run, pump, met = meet_bound(moves, found, run, best[0], (refine_until, deadline), progress, "cegar")
+            if met:
                 break
         if samples is None:
             samples = samples_for(kernel, refine_until)
