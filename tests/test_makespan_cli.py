@@ -1,5 +1,6 @@
 """The makespan verb: report, JSON, and one-line errors with exit code 2."""
 import json
+import time
 
 import pytest
 
@@ -86,3 +87,17 @@ def test_a_run_that_is_not_exact_also_reports_the_bound_proved(capsys):
     truth = json.loads(capsys.readouterr().out)
     assert out["makespan"] <= truth["makespan"] <= out["upper"]["value"]
     assert truth["upper"] == {"value": truth["makespan"], "method": "exact"}
+
+
+def test_a_certificate_checked_past_the_timeout_is_not_written_but_the_answer_is_kept(tmp_path, capsys, monkeypatch):
+    """The search ends in time, the certificate check would not: exit 4, exact answer reported, no file."""
+    import warpcheck.cli.makespan.verbs as verbs
+
+    monkeypatch.setattr(verbs, "check", lambda cert: time.sleep(30))
+    cert = tmp_path / "c.json"
+    argv = ["makespan", "LLCLL", "-W", "4", "--sigma", "L=1", "--sigma", "C=1", "--method", "enumerate",
+            "--timeout", "2", "--certificate", str(cert), "--json"]
+    assert main(argv) == 4
+    out = json.loads(capsys.readouterr().out)
+    assert (out["makespan"], out["exact"], out["certificate"]) == (17, True, None)
+    assert "not written" in out["note"] and not cert.exists()

@@ -30,7 +30,10 @@ FIRST = 2.0  # seconds of enumeration before the bound methods (small instances 
 FIRST_LARGE = 0.25  # the same above SMALL warps, where only trivial kernels end it and the bounds are quicker
 SMALL = 32
 CHAINS = (("blocks",), ("deficit",), ("ranking",))  # one worker each; a chain stops at its first exact answer
-PORTFOLIO_SHARE = 2 / 3  # of the time left after the first enumeration; the resumed enumeration has the rest
+PORTFOLIO_SHARE = 2 / 3  # of the time left after the first enumeration, up to SMALL warps; the enumeration has the rest
+LARGE_SHARE = 0.95  # above SMALL warps: an enumeration that did not end in its first quarter second is hopeless
+# there (on the random family at W = 128 every kernel it answers ends in that time); the 5 % left lets a worker
+# finishing late still return its run rather than be stopped
 GRACE = 5.0  # seconds past its deadline a worker may take to return before it is stopped
 
 
@@ -41,7 +44,8 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
     out = enumerate_counts(kernel, warps, max(0.1, min(first, deadline - time.monotonic())), progress, search)
     if out.exact:
         return "enumerate", out
-    until = time.monotonic() + PORTFOLIO_SHARE * max(0.0, deadline - time.monotonic())
+    share = PORTFOLIO_SHARE if warps <= SMALL else LARGE_SHARE
+    until = time.monotonic() + share * max(0.0, deadline - time.monotonic())
     tried = portfolio(kernel, warps, until, deadline, progress is not None)
     summaries = [o.summary(name) for name, o in tried]
     for name, o in tried:

@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Any
 
+from warpcheck.cli.contract_guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
 from warpcheck.cli.makespan.cert import CERTIFYING, certificate, run_check, write
 from warpcheck.cli.makespan.methods import Outcome, exact, to_stderr
@@ -33,7 +34,8 @@ latency (C4: four cycles holding the unit; C4p: pipelined, the unit is taken for
 cycles: a warp may issue its next instruction in the cycle after the previous one ends; at
 every cycle each unit u issues min(free slots, ready warps) instructions (work conservation).
 exit codes: 0 done (exact, or the estimate asked for), 2 bad input, 4 the exact search timed out
-(the makespan shown is then a lower bound), 5 internal error (a schedule that does not replay)"""
+(the makespan shown is then a lower bound), or the answer is exact but --timeout ran out while its
+certificate was checked (nothing written), 5 internal error (a schedule that does not replay)"""
 
 
 def register(sub: Any) -> None:
@@ -130,27 +132,36 @@ def run(args: argparse.Namespace) -> int:
         print(f"warpcheck makespan: error: internal error, the schedule found does not replay: "
               f"{report['replay']['problem'] or report['replay']['makespan']}", file=sys.stderr)
         return 5
-    if args.certificate and not _certify(args, report, out):
+    certified = _certify(args, report, out) if args.certificate else "ok"
+    if certified == "refused":
         return 5
     _print(report, out.schedule, args.json)
-    return 0 if out.exact or method in ("approx", "pessimistic") else 4
+    return 0 if (out.exact and certified == "ok") or method in ("approx", "pessimistic") else 4
 
 
-def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> bool:
-    """Write the certificate of an exact answer after checking it; False (nothing written) if it is refused."""
+def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> str:
+    """Write the certificate of an exact answer after checking it: "ok", or "refused" / "timeout" (nothing written).
+
+    A large table (an enumeration's, 161k entries at W = 32) may take longer to
+    check than the search left of --timeout: the exact answer is then still
+    reported (exit 4), without the certificate, rather than lost to a TIMEOUT.
+    """
+    report["certificate"] = None
     if not out.exact or out.proof is None or out.schedule is None:
-        report["certificate"] = None
-        return True
-    cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
+        return "ok"
     try:
+        cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
         check(cert)
     except CertificateRefused as e:
         print(f"warpcheck makespan: error: internal error, the certificate written does not hold: {e}",
               file=sys.stderr)
-        return False
+        return "refused"
+    except RunTimeout:
+        report["note"] += f"; --timeout ran out while the certificate was checked: {args.certificate} not written"
+        return "timeout"
     write(args.certificate, cert)
     report["certificate"] = args.certificate
-    return True
+    return "ok"
 
 
 def _upper(out: Outcome) -> dict[str, Any] | None:
