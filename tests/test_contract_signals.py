@@ -15,8 +15,8 @@ JOB = '[defaults]\nwarps = 8\n\n[[task]]\nname = "a"\ndesign = "swas"\npolicy = 
       '\n[[task]]\nname = "b"\ndesign = "swas"\npolicy = "lrr"\nexpect = "pass"\n'
 
 LONG_RUNS = {  # each runs for well over the 2.5 s before the signal on a 2-core machine
-    "prove": ["prove", "--design", "swas", "--policy", "gtlrr", "--warps", "8"],
-    "prove-kind": ["prove", "--design", "swas", "--policy", "lrr", "--warps", "8", "--engine", "kind"],
+    "prove": ["prove", "--design", "swas", "--policy", "gtlrr", "--warps", "16"],
+    "prove-kind": ["prove", "--design", "swas", "--policy", "lrr", "--warps", "16", "--engine", "kind"],
     "demo": ["demo", "--out", "out"],
     "run": ["run", "job.toml", "--out", "out"],
     "simulate": ["simulate", "psort", "--warps", "32"],
