@@ -20,7 +20,7 @@ LONG_RUNS = {  # each runs for well over the 2.5 s before the signal on a 2-core
     "demo": ["demo", "--out", "out"],
     "run": ["run", "job.toml", "--out", "out"],
     "simulate": ["simulate", "psort", "--warps", "32"],
-    "makespan": ["makespan", "LCLCL", "--warps", "12", "--sigma", "L=1", "--sigma", "C=1", "--method", "smt"],
+    "makespan": ["makespan", "LCLCL", "--warps", "24", "--sigma", "L=1/2", "--sigma", "C=1", "--method", "smt"],
     "simt": ["simt", "endless.sass"],
 }
 
