@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator
 
 from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.sim.makespan.numbers import read_number
 
 Row = tuple[int, ...]
 LUMPED = -1
@@ -63,14 +63,6 @@ class BlocksBound:
     scale: int
 
 
-def _num(v: Any) -> Fraction | None:
-    if type(v) is int:
-        return Fraction(v)
-    if isinstance(v, str) and re.fullmatch(r"-?\d+(/[1-9]\d*)?", v):
-        return Fraction(v)
-    return None
-
-
 def read_blocks(kernel: MkKernel, bound: dict[str, Any]) -> BlocksBound:
     """Validate a blocks bound against its transformed kernel; raise BlocksRefused on any fault."""
     if not kernel.single_cycle:
@@ -85,14 +77,14 @@ def read_blocks(kernel: MkKernel, bound: dict[str, Any]) -> BlocksBound:
         raise BlocksRefused("field 'states' is missing or not a list")
     raw: dict[Row, Fraction] = {}
     for row in rows:
-        if not isinstance(row, list) or len(row) != len(units) + 1 or _num(row[-1]) is None:
+        if not isinstance(row, list) or len(row) != len(units) + 1 or read_number(row[-1]) is None:
             raise BlocksRefused(f"state row {row!r} is not {len(units)} values and a potential")
         key = tuple(row[:-1])
         if not _row_ok(key, cuts):
             raise BlocksRefused(f"state row {row!r}: each block must be all -1 (lumped) or counts below its cap")
         if key in raw:
             raise BlocksRefused(f"state {list(key)} is listed twice")
-        raw[key] = _num(row[-1]) or Fraction(0)
+        raw[key] = read_number(row[-1]) or Fraction(0)
     scale = math.lcm(*(v.denominator for v in raw.values())) if raw else 1
     return BlocksBound(cuts, bound["unit"], {k: int(v * scale) for k, v in raw.items()}, scale)
 

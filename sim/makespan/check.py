@@ -42,7 +42,6 @@ are written here again from the rules, and the schedule goes to the replay.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -54,6 +53,7 @@ from warpcheck.sim.makespan.blocks import BlocksRefused, blocks_upper, check_blo
 from warpcheck.sim.makespan.blocks import formula as blocks_formula
 from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
 from warpcheck.sim.makespan.lininv import InvariantRefused, LinearInvariant, check_invariants, excluded, read_invariants
+from warpcheck.sim.makespan.numbers import read_number
 from warpcheck.sim.makespan.pumped import PumpRefused, check_pump
 from warpcheck.sim.makespan.replay import replay
 
@@ -93,14 +93,6 @@ def _field(cert: dict[str, Any], key: str, kind: type) -> Any:
     return cert[key]
 
 
-def _number(v: Any) -> Fraction | None:
-    if type(v) is int:
-        return Fraction(v)
-    if isinstance(v, str) and re.fullmatch(r"-?\d+(/[1-9]\d*)?", v):
-        return Fraction(v)
-    return None
-
-
 def _caps(bound: dict[str, Any], phases: int) -> Counts:
     """One cap per phase, from an int (the same for every phase) or a list of one positive int per phase."""
     raw = bound.get("cap")
@@ -117,11 +109,11 @@ def _table(bound: dict[str, Any], caps: Counts) -> dict[Counts, Fraction]:
     within = f"from 0 to {caps[0]}" if len(set(caps)) == 1 else "each from 0 to its phase's cap"
     for row in _field(bound, "states", list):
         ok = isinstance(row, list) and len(row) == len(caps) + 1 and all(type(v) is int for v in row[:-1])
-        if not ok or not all(0 <= v <= k for v, k in zip(row, caps)) or _number(row[-1]) is None:
+        if not ok or not all(0 <= v <= k for v, k in zip(row, caps)) or read_number(row[-1]) is None:
             raise _refuse(f"state row {row!r} is not {len(caps)} counts {within} and a potential")
         if tuple(row[:-1]) in table:
             raise _refuse(f"state {row[:-1]} is listed twice")
-        table[tuple(row[:-1])] = _number(row[-1]) or Fraction(0)
+        table[tuple(row[:-1])] = read_number(row[-1]) or Fraction(0)
     return table
 
 
@@ -132,7 +124,7 @@ def _wait_phases(kernel: MkKernel) -> list[bool]:
 def _linear(wait: list[bool], bound: dict[str, Any]) -> list[Fraction]:
     """The linear part c (zero if absent) and c_P = 0 for done, with c_p >= c_{p+1} on every busy phase."""
     raw = bound.get("linear") or [0] * len(wait)
-    c = [_number(v) for v in raw] if isinstance(raw, list) and len(raw) == len(wait) else [None]
+    c = [read_number(v) for v in raw] if isinstance(raw, list) and len(raw) == len(wait) else [None]
     if any(v is None for v in c):
         raise _refuse(f"the linear part must be {len(wait)} numbers (integers or 'p/q' strings)")
     out = [v or Fraction(0) for v in c] + [Fraction(0)]
