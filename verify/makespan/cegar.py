@@ -6,10 +6,9 @@ graph the state "C phase 2 holds K or more warps, the L phases are empty"
 loops on itself: C takes one warp out of phase 2 per cycle, and "K or more,
 minus one" is again "K or more".  Raising K does not help: whatever K, a
 count at its cap can shrink for ever.  The concrete fact that is lost is
-relational: n_2 <= 1 + n_4 + n_5 + n_6 in every reachable state (a warp
-enters phase 2 only when L issues from phase 1, and then L moves no warp out
-of 4..6 that cycle; C, which is busy while n_2 >= 1, drains phase 2 or feeds
-phase 4).  With it, an L-idle state holds at most one warp in phase 2, and
+relational: n_2 - n_4 <= 1 in every reachable state, the form the search
+finds (a warp enters phase 2 only when L issues from phase 1, and C, busy
+while n_2 >= 1, then drains phase 2 or feeds phase 4).  With it, an L-idle state holds at most one warp in phase 2, and
 the deficit cycle is gone once the cap of phase 2 exceeds 1.
 
 The loop (counterexample-guided).  Build the capped graph; if a deficit cycle
