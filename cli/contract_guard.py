@@ -45,6 +45,7 @@ def budget_end(timeout: float) -> float:
 
 MAX_ALARM = 1e8  # seconds (three years); setitimer refuses values past what the platform's time_t holds
 STOPPED: dict[str, int] = {}  # "signal": the signal that ended the run, once one has
+GUARDING: list[bool] = []  # non-empty while guarded() has its handlers installed
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -55,9 +56,17 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     """
     STOPPED["signal"] = signum
     if _in_finaliser(frame):
-        threading.Timer(0.02, os.kill, args=(os.getpid(), signum)).start()
+        _deliver_again(signum)
         return
     raise KeyboardInterrupt if signum == signal.SIGINT else RunTimeout
+
+
+def _deliver_again(signum: int) -> None:
+    """Send the signal once more in 20 ms, if the guard is still there to catch it."""
+    def send() -> None:
+        if GUARDING:
+            os.kill(os.getpid(), signum)
+    threading.Timer(0.02, send).start()
 
 
 def _in_finaliser(frame: FrameType | None) -> bool:
@@ -69,8 +78,15 @@ def _in_finaliser(frame: FrameType | None) -> bool:
 
 
 def _quiet_after_stop(unraisable: Any) -> None:
-    """After a stop, finalisers of objects the signal left half-built may fail: not worth a traceback."""
-    if not STOPPED:
+    """Catch a stop Python swallowed; after a stop, stay quiet about half-built objects.
+
+    A weakref or garbage-collector callback (a process pool's, say) that the
+    signal interrupts cannot pass the exception on: Python hands it here, and
+    the signal is sent again so that the run still stops.
+    """
+    if isinstance(unraisable.exc_value, (RunTimeout, KeyboardInterrupt)) and "signal" in STOPPED:
+        _deliver_again(STOPPED["signal"])
+    elif not STOPPED:
         sys.__unraisablehook__(unraisable)
 
 
@@ -107,6 +123,7 @@ def guarded(timeout: float | None, started: float) -> Iterator[None]:
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGALRM, signal.SIGINT)
            if signal.getsignal(s) is not signal.SIG_IGN}  # SIGINT ignored (nohup, `cmd &`) stays ignored
     threading.Thread(target=_watch, args=(r,), daemon=True, name="warpcheck-watchdog").start()
+    GUARDING.append(True)
     solver = sys.modules.get("warpcheck.encodings.z3_algebra")
     if solver is not None:
         solver.leave_ctrl_c_to_python()
@@ -116,6 +133,7 @@ def guarded(timeout: float | None, started: float) -> Iterator[None]:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        GUARDING.clear()
         for s, handler in old.items():
             signal.signal(s, handler)
         signal.set_wakeup_fd(old_fd)

@@ -45,3 +45,26 @@ def test_sigint_stops_the_verb_within_2_s(name, tmp_path):
     assert "Traceback" not in err
     assert "interrupted" in err.strip().splitlines()[-1]
     assert not [f for f in tmp_path.rglob("*") if f.name.endswith(".tmp")]  # no half-written file left
+
+
+def test_an_alarm_that_lands_in_a_weakref_callback_still_ends_the_run():
+    """Python cannot raise out of a weakref callback (a process pool's, say): the guard must send the alarm again."""
+    import weakref
+
+    from warpcheck.cli import contract_guard as guard
+
+    class Thing:
+        pass
+
+    def spin_until_signalled(_):
+        while not guard.STOPPED:  # the alarm arrives here, where its exception is swallowed
+            pass
+
+    start = time.monotonic()
+    with pytest.raises(guard.RunTimeout):
+        with guard.guarded(0.1, start):  # the alarm sounds at budget_end(0.1), 0.6 s
+            thing = Thing()
+            ref = weakref.ref(thing, spin_until_signalled)
+            del thing
+            time.sleep(5)
+    assert ref() is None and time.monotonic() - start < 2
