@@ -19,17 +19,22 @@ def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
         return {"method": "enumerate", "cap": warps + 1, "weight": "cycles", "unit": None, "states": states}
     if kind == "ranking":  # capped count states, rational potential, and the linear part
         states = [list(a) + [str(v)] for a, v in result.potential.items()]
-        return {"method": "ranking", "cap": list(result.caps), "weight": "cycles", "unit": None,
-                "linear": [str(v) for v in result.linear], "states": states}
+        return _with_invariants({"method": "ranking", "cap": list(result.caps), "weight": "cycles", "unit": None,
+                                 "linear": [str(v) for v in result.linear], "states": states}, result)
     if kind == "blocks":  # deficit over blocks of phases (verify/makespan/phases.py)
         from warpcheck.verify.makespan.phases import certificate_bound
         return certificate_bound(result)
     states = [list(a) + [v] for a, v in result.potential.items()]
-    out = {"method": "deficit", "cap": list(result.caps), "weight": "deficit", "unit": result.unit, "states": states}
-    invariants = getattr(result, "invariants", None)  # from verify/makespan/cegar.py: entries they exclude are left out
+    return _with_invariants({"method": "deficit", "cap": list(result.caps), "weight": "deficit", "unit": result.unit,
+                             "states": states}, result)
+
+
+def _with_invariants(bound: dict[str, Any], result: Any) -> dict[str, Any]:
+    """Add the search's linear invariants (verify/makespan/cegar.py): the table leaves out the entries they exclude."""
+    invariants = getattr(result, "invariants", None)
     if invariants:
-        out["invariants"] = [{"coef": list(coef), "bound": b} for coef, b in invariants]
-    return out
+        bound["invariants"] = [{"coef": list(coef), "bound": b} for coef, b in invariants]
+    return bound
 
 
 def certificate(kernel: str, sigma: dict[str, str], warps: int, schedule: Schedule,

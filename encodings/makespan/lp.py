@@ -12,9 +12,19 @@ import numpy as np
 from warpcheck.encodings.highs_quiet import quiet_highs
 
 
-def solve_lp(n: int, cost: list[float], rows: list[tuple[list[tuple[int, float]], float]],
-             lower: list[float] | None = None, timeout: float | None = None) -> list[float] | None:
+Rows = list[tuple[list[tuple[int, float]], float]]
+
+
+def solve_lp(n: int, cost: list[float], rows: Rows, lower: list[float] | None = None,
+             timeout: float | None = None) -> list[float] | None:
     """Minimise ``cost . x`` with every row ``sum(v * x[j]) >= lo``; None if infeasible, unbounded or out of time."""
+    solved = solve_lp_duals(n, cost, rows, lower, timeout)
+    return None if solved is None else solved[0]
+
+
+def solve_lp_duals(n: int, cost: list[float], rows: Rows, lower: list[float] | None = None,
+                   timeout: float | None = None) -> tuple[list[float], list[float]] | None:
+    """As ``solve_lp``, with one dual value per row: the weight the optimum puts on it (zero on slack rows)."""
     import highspy
 
     h = quiet_highs()
@@ -40,4 +50,5 @@ def solve_lp(n: int, cost: list[float], rows: list[tuple[list[tuple[int, float]]
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
-    return list(h.getSolution().col_value)
+    sol = h.getSolution()
+    return list(sol.col_value), list(sol.row_dual)

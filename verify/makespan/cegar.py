@@ -288,8 +288,8 @@ def _suspects(ag: GuardedGraph, kernel: MkKernel, togo: dict[Abs, int] | None, u
     return capped[:MAX_SUSPECTS]
 
 
-def _new_invariants(kernel: MkKernel, ag: GuardedGraph, suspects: list[Abs], samples: list[tuple[int, ...]],
-                    deadline: float, rejected: set[Invariant]) -> list[Invariant]:
+def new_invariants(kernel: MkKernel, ag: GuardedGraph, suspects: list[Abs], samples: list[tuple[int, ...]],
+                   deadline: float, rejected: set[Invariant]) -> list[Invariant]:
     """Invariants (new, not yet rejected) that exclude suspects, one learning loop per suspect not yet excluded."""
     out: list[Invariant] = []
     for s in suspects:
@@ -331,12 +331,12 @@ def _failures(ag: GuardedGraph, inv: Invariant) -> list[Cti]:
     return out
 
 
-def _guarded(kernel: MkKernel, warps: int, caps: Abs, invs: list[Invariant], deadline: float,
-             rejected: set[Invariant]) -> tuple[GuardedGraph, list[Invariant]] | None:
+def guarded_graph(kernel: MkKernel, warps: int, caps: Abs, invs: list[Invariant], deadline: float,
+                  rejected: set[Invariant], reserve: float = 0.5) -> tuple[GuardedGraph, list[Invariant]] | None:
     """The guarded graph with the invariants that hold on it (dropping those that fail into ``rejected``)."""
     while True:
         ag = GuardedGraph(kernel, caps, invs)
-        if not ag.build(ag.initial(warps), deadline):
+        if not ag.build(ag.initial(warps), deadline, reserve):
             return None
         if not ag.broken:
             return ag, invs
@@ -360,7 +360,7 @@ def cegar_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds:
     for _ in range(max_rounds):
         if time.monotonic() > refine_until:
             break
-        built = _guarded(kernel, warps, caps, invs, refine_until, rejected)
+        built = guarded_graph(kernel, warps, caps, invs, refine_until, rejected)
         if built is None:
             break
         ag, invs = built
@@ -379,7 +379,7 @@ def cegar_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_rounds:
         togo, unit = (found[2], found[1]) if found else (None, None)
         if found is None:
             _blame_busiest(ag, kernel)
-        new = _new_invariants(kernel, ag, _suspects(ag, kernel, togo, unit, warps), samples, refine_until, rejected)
+        new = new_invariants(kernel, ag, _suspects(ag, kernel, togo, unit, warps), samples, refine_until, rejected)
         if progress and new:
             progress(f"cegar: new invariants {new}")
         if new:

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator
 
-from warpcheck.encodings.makespan.lp import solve_lp
+from warpcheck.encodings.makespan.lp import solve_lp_duals
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.schedule import Schedule, from_counts
@@ -33,8 +33,13 @@ from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.verify.makespan.pump import Pump, pumped_run
 from warpcheck.verify.makespan.abstract import (BASE, NARROW, WIDE, WIDE_SHARE, Abs, AbstractGraph, default_caps, first_runs,
                                                longer_run)
+from warpcheck.verify.makespan.cegar import Invariant, guarded_graph, new_invariants, samples_for
 
 Move = tuple[Abs, Abs, tuple[int, ...]]  # abstract state, next abstract state, warps leaving each phase
+# the bound, the linear part, the table, and the invariants whose excluded entries the table leaves out
+Found = tuple[int, list[Fraction], dict[Abs, Fraction], list[Invariant]]
+INV_ROUNDS = 6  # LP solves per caps with new invariants: each round excludes the entries carrying the dual's flow
+MAX_SUSPECTS = 12
 
 
 @dataclass
@@ -50,6 +55,7 @@ class RankingResult:
     linear: list[Fraction] | None = None
     potential: dict[Abs, Fraction] | None = None
     pump: Pump | None = None  # when the run was pumped from a smaller W: then exact on the pump's whole class
+    invariants: list[Invariant] = field(default_factory=list)  # the table leaves out the entries they exclude
 
     @property
     def states(self) -> int:
@@ -61,10 +67,15 @@ def abstract_moves(kernel: MkKernel, caps: Abs, start: Abs, deadline: float | No
     ag = AbstractGraph(kernel, caps)
     if not ag.build(start, deadline, reserve=1.0):  # the rows and the LP take about as long again
         return None
+    return graph_moves(ag)
+
+
+def graph_moves(ag: AbstractGraph) -> set[Move]:
+    """The moves of a built graph (a guarded graph's leave out the entries its invariants exclude)."""
     return {(a, b, left) for a, ms in ag.succ.items() for left, b in ms}
 
 
-def _rows(moves: set[Move], index: dict[Abs, int], P: int) -> list[tuple[list[tuple[int, float]], float]]:
+def _rows(moves: list[Move], index: dict[Abs, int], P: int) -> list[tuple[list[tuple[int, float]], float]]:
     rows = []
     for a, b, left in moves:
         terms: dict[int, float] = {}
@@ -79,7 +90,7 @@ def _rows(moves: set[Move], index: dict[Abs, int], P: int) -> list[tuple[list[tu
     return rows
 
 
-def exact_drop(moves: set[Move], linear: list[Fraction], g: dict[Abs, Fraction]) -> bool:
+def exact_drop(moves: Iterable[Move], linear: list[Fraction], g: dict[Abs, Fraction]) -> bool:
     """Whether every move lowers Psi by at least 1, in rational arithmetic."""
     c = linear + [Fraction(0)]
     return all(sum(m * (c[p] - c[p + 1]) for p, m in enumerate(left)) + g[a] - g[b] >= 1 for a, b, left in moves)
@@ -88,32 +99,51 @@ def exact_drop(moves: set[Move], linear: list[Fraction], g: dict[Abs, Fraction])
 def ranking_bound(kernel: MkKernel, warps: int, caps: Abs, deadline: float | None = None
                   ) -> tuple[int, list[Fraction], dict[Abs, Fraction]] | None:
     """The least bound c_0 W + g(initial) - g(done) the LP finds with these per-phase caps, or None."""
-    sm = CountSM(kernel, 1)
-    P = len(sm.phases) - 1
-    start = AbstractGraph(kernel, caps).initial(warps)
-    moves = abstract_moves(kernel, caps, start, deadline)
-    if moves is None:
+    ag = AbstractGraph(kernel, caps)
+    if not ag.build(ag.initial(warps), deadline, reserve=1.0):  # the rows and the LP take about as long again
         return None
-    states = sorted({a for a, _, _ in moves} | {b for _, b, _ in moves} | {start})
+    solved = solve_ranking(ag, warps, deadline)
+    return None if solved is None else solved[0]
+
+
+Flow = dict[Abs, float]  # the LP dual's weight on the moves out of each entry: the mixture of runs blocking a lower bound
+
+
+def solve_ranking(ag: AbstractGraph, warps: int, deadline: float | None
+                  ) -> tuple[tuple[int, list[Fraction], dict[Abs, Fraction]], Flow] | None:
+    """The ranking LP over a built graph: the exact bound, linear part and table, and the dual's flow per entry."""
+    sm, P = ag.sm, ag.P
+    start, done = ag.initial(warps), ag.done
+    moves = sorted(graph_moves(ag))
+    states = sorted(set(ag.succ) | {start, done})
     index = {a: i for i, a in enumerate(states)}
-    done = tuple(0 for _ in range(P))
     rows = _rows(moves, index, P)
     busy = [p for p in range(P) if not sm.phases[p].is_wait]
     rows += [([(p, 1.0)] + ([(p + 1, -1.0)] if p + 1 < P else []), 0.0) for p in busy]
     n = P + len(states)
     rows.append(([(P + index[done], -1.0)], 0.0))
     lower = [-math.inf] * n
-    lower[P + index[done]] = 0.0
+    for a in states:  # an entry without moves (all its next entries excluded) holds no reachable state: g >= 0 will do
+        if a == done or not ag.succ.get(a):
+            lower[P + index[a]] = 0.0
     cost = [0.0] * n
     cost[0], cost[P + index[start]] = float(warps), 1.0
     left = None if deadline is None else deadline - time.monotonic()
-    x = solve_lp(n, cost, rows, lower, left)
-    if x is None:
+    solved = solve_lp_duals(n, cost, rows, lower, left)
+    if solved is None:
         return None
-    return _rational(x, states, moves, busy, warps, start, deadline)
+    x, duals = solved
+    found = _rational(x, states, moves, busy, warps, start, deadline)
+    if found is None:
+        return None
+    flow: Flow = {}
+    for (a, _, _), y in zip(moves, duals):
+        if abs(y) > 1e-7:
+            flow[a] = flow.get(a, 0.0) + abs(y)
+    return found, flow
 
 
-def _rational(x: list[float], states: list[Abs], moves: set[Move], busy: list[int], warps: int,
+def _rational(x: list[float], states: list[Abs], moves: list[Move], busy: list[int], warps: int,
               start: Abs, deadline: float | None) -> tuple[int, list[Fraction], dict[Abs, Fraction]] | None:
     """Round the LP's floats to small denominators until the rows hold exactly."""
     P = len(start)
@@ -127,6 +157,59 @@ def _rational(x: list[float], states: list[Abs], moves: set[Move], busy: list[in
         if all(c[p] >= c[p + 1] for p in busy) and exact_drop(moves, c[:P], g):
             return math.floor(c[0] * warps + g[start]), c[:P], g
     return None
+
+
+def blocking_entries(flow: Flow, caps: Abs) -> list[Abs]:
+    """The entries carrying the dual's flow with a capped count (the only ones an invariant can exclude), most first."""
+    ranked = sorted(flow, key=lambda a: (-flow[a], a))
+    return [a for a in ranked if any(v >= k for v, k in zip(a, caps))][:MAX_SUSPECTS]
+
+
+class Samples:
+    """Concrete states that invariant guesses must respect, computed once and only if a guess is needed."""
+
+    def __init__(self, kernel: MkKernel) -> None:
+        self.kernel = kernel
+        self.states: list[tuple[int, ...]] | None = None
+
+    def get(self, deadline: float) -> list[tuple[int, ...]]:
+        if self.states is None:
+            self.states = samples_for(self.kernel, deadline)
+        return self.states
+
+
+def invariant_bound(kernel: MkKernel, warps: int, caps: Abs, deadline: float, invs: list[Invariant],
+                    samples: Samples, progress: Callable[[str], None] | None = None) -> Found | None:
+    """The ranking bound over the graph cut by inductive invariants, learning new ones while the LP optimum drops.
+
+    The LP's dual is a mixture of abstract runs lasting exactly the bound; the
+    entries it runs through with a capped count are the suspects: an
+    invariant (cegar's learning loop, checked inductive on the graph) that
+    excludes them removes the mixture, and the LP solves again.
+    """
+    best: Found | None = None
+    best_value: Fraction | None = None
+    rejected: set[Invariant] = set()
+    for _ in range(INV_ROUNDS + 1):
+        built = guarded_graph(kernel, warps, caps, invs, deadline, rejected, reserve=1.0)
+        solved = None if built is None else solve_ranking(built[0], warps, deadline)
+        if built is None or solved is None:
+            break
+        ag, invs = built
+        (upper, linear, g), flow = solved
+        value = linear[0] * warps + g[ag.initial(warps)]
+        if progress:
+            progress(f"ranking: caps {list(caps)}, {len(invs)} invariants, {ag.states()} states: bound {upper}")
+        if best_value is not None and value >= best_value:
+            break  # the new invariants did not lower the optimum: the mixture found another way
+        best, best_value = (upper, linear, g, list(invs)), value
+        if time.monotonic() > deadline:
+            break
+        new = new_invariants(kernel, ag, blocking_entries(flow, caps), samples.get(deadline), deadline, rejected)
+        if not new:
+            break
+        invs = invs + new
+    return best
 
 
 def bounds_by_caps(extras: Iterable[int], kernel: MkKernel, deadline: float, label: str,
@@ -152,10 +235,15 @@ def ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra
     moves = CountMoves(sm)
     run, best, scores = first_runs(sm, moves), None, []
     pump = None
-    for caps, found in bounds_by_caps(range(max_extra + 1), kernel, refine_until, "ranking", progress,
-                                      lambda caps: ranking_bound(kernel, warps, caps, refine_until)):
+    samples = Samples(kernel)
+    carried: list[Invariant] = []  # invariants found with coarser caps are tried first with finer ones
+
+    def bound(caps: Abs) -> Found | None:
+        return invariant_bound(kernel, warps, caps, refine_until, carried, samples, progress)
+    for caps, found in bounds_by_caps(range(max_extra + 1), kernel, refine_until, "ranking", progress, bound):
         if best is None or found[0] < best[0][0]:
             best = (found, caps)
+            carried = found[3]
         scores.append(_score(kernel, caps, found))
         pumped = _pumped(kernel, warps, caps, found, scores[-1], refine_until, progress)
         if pumped is not None and found[0] == best[0][0]:
@@ -170,14 +258,15 @@ def ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra
         run = longer_run(moves, score, run, best[0][0], WIDE, deadline, progress, "ranking")
     upper = best[0][0] if best else None
     return RankingResult(upper, len(run), from_counts(sm, run), upper == len(run), time.monotonic() - start,
-                         best[1] if best else (), best[0][1] if best else None, best[0][2] if best else None, pump)
+                         best[1] if best else (), best[0][1] if best else None, best[0][2] if best else None, pump,
+                         best[0][3] if best else [])
 
 
-def _pumped(kernel: MkKernel, warps: int, caps: Abs, found: tuple[int, list[Fraction], dict[Abs, Fraction]],
+def _pumped(kernel: MkKernel, warps: int, caps: Abs, found: Found,
             score: Callable[[tuple[int, ...]], tuple[int, float | None]], deadline: float,
             progress: Callable[[str], None] | None) -> tuple[list[dict[str, int]], Pump] | None:
     """A run meeting the bound, pumped from a small W: the potential is one table for every W from the cap of phase 0."""
-    _, linear, g = found
+    linear, g = found[1], found[2]
     ag = AbstractGraph(kernel, caps)
 
     def bound_at(w: int) -> int | None:
@@ -190,8 +279,7 @@ def _pumped(kernel: MkKernel, warps: int, caps: Abs, found: tuple[int, list[Frac
     return pumped_run(kernel, warps, linear[0], bound_at, beam, deadline, progress)
 
 
-def _score(kernel: MkKernel, caps: Abs, found: tuple[int, list[Fraction], dict[Abs, Fraction]]
-           ) -> Callable[[tuple[int, ...]], tuple[int, float | None]]:
+def _score(kernel: MkKernel, caps: Abs, found: Found) -> Callable[[tuple[int, ...]], tuple[int, float | None]]:
     """Cycles so far (1 a step) and Psi of the state, in floats: it only ranks the beam (the bound is exact)."""
     ag = AbstractGraph(kernel, caps)
     linear, g = [float(v) for v in found[1]], {a: float(v) for a, v in found[2].items()}
