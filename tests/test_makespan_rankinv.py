@@ -1,0 +1,90 @@
+"""The ranking LP over the capped graph cut by inductive linear invariants (verify/makespan/ranking.py).
+
+The invariants are learnt by cegar's loop from the entries that carry the LP
+dual's flow; the tests check that they make a kernel exact that the plain
+ranking LP leaves loose, that the certificate (linear part plus invariants)
+holds and refuses tampered invariants, and keep a mutant whose invariants are
+not checked inductive: its bound falls below a replayed run, and the
+checker refuses its certificate.
+"""
+import copy
+
+import pytest
+
+from warpcheck.cli.makespan.cert import certificate
+from warpcheck.models.makespan.kernel import make_kernel
+from warpcheck.sim.makespan import check as check_mod
+from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.sim.makespan.enum import worst_case
+from warpcheck.verify.makespan import cegar, ranking
+
+SIGMA = {"L": "1", "C": "1/2"}
+W = 20
+
+
+@pytest.fixture(scope="module")
+def llclll():
+    """LLCLLL (sigma_C = 1/2) at W = 20: exact 5W + 2 = 102 only once n_2 - n_4 <= 1 cuts the graph."""
+    r = ranking.ranking_search(make_kernel("LLCLLL", SIGMA), W, budget=20)
+    assert r.exact and r.makespan == 102 and r.invariants
+    return r, certificate("LLCLLL", SIGMA, W, r.schedule, ("ranking", r))
+
+
+def test_without_invariants_the_ranking_bound_is_loose(monkeypatch):
+    monkeypatch.setattr(ranking, "INV_ROUNDS", 0)  # one LP per caps, no invariant learnt
+    r = ranking.ranking_search(make_kernel("LLCLLL", SIGMA), W, budget=10, max_extra=1)
+    assert r.upper is not None and r.upper > 102 and not r.invariants
+
+
+def test_invariants_make_ranking_exact_and_the_certificate_holds(llclll):
+    r, cert = llclll
+    assert worst_case(make_kernel("LLCLLL", SIGMA), 8).makespan == 5 * 8 + 2  # the closed form, by enumeration
+    assert cert["bound"]["invariants"] and any(v != "0" for v in cert["bound"]["linear"])
+    res = check(copy.deepcopy(cert))
+    assert res.makespan == 102 and res.formula == "makespan <= floor(5 W + 2)"
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda b: b.pop("invariants"),
+    lambda b: b["invariants"][0].update(bound=b["invariants"][0]["bound"] - 1),
+    lambda b: b["invariants"][0]["coef"].__setitem__(2, b["invariants"][0]["coef"][2] + 1),
+    lambda b: b["invariants"].append({"coef": [0, 0, 1] + [0] * (len(b["linear"]) - 3), "bound": 0}),
+], ids=["dropped", "bound lowered", "coefficient raised", "false one added"])
+def test_tampered_invariant_is_refused(llclll, tamper):
+    cert = copy.deepcopy(llclll[1])
+    tamper(cert["bound"])
+    with pytest.raises(CertificateRefused):
+        check(cert)
+
+
+MUTANT = ("LLCC", {"L": "2", "C": "1"}, 7)
+
+
+def _tiny_guesses(monkeypatch):
+    """Guesses from W <= 2 only: many are false, and only the inductive check stands between them and the bound."""
+    monkeypatch.setattr(ranking, "samples_for",
+                        lambda kernel, deadline=None: sorted(cegar.reached_states(kernel, max_warps=2)))
+
+
+def test_bound_is_sound_with_guesses_from_tiny_w(monkeypatch):
+    _tiny_guesses(monkeypatch)
+    text, sig, w = MUTANT
+    k = make_kernel(text, sig)
+    r = ranking.ranking_search(k, w, budget=5, max_extra=1)
+    assert r.upper is not None and r.upper >= worst_case(k, w).makespan
+
+
+def test_mutant_with_unchecked_invariants_is_refused_by_the_checker(monkeypatch):
+    """Kept mutant: every guess counts as inductive; the ranking bound drops below a replayed run, the checker refuses."""
+    _tiny_guesses(monkeypatch)
+    monkeypatch.setattr(cegar, "_kept_by", lambda inv, most, moves: True)
+    text, sig, w = MUTANT
+    k = make_kernel(text, sig)
+    r = ranking.ranking_search(k, w, budget=5, max_extra=1)
+    assert r.upper is not None and r.upper < r.makespan == worst_case(k, w).makespan and r.invariants
+    bound = check_mod.read_bound(k, certificate(text, sig, w, r.schedule, ("ranking", r))["bound"])
+    assert check_mod._upper(k, bound, w) == r.upper
+    with pytest.raises(CertificateRefused, match="invariant"):
+        check_mod.check_bound(k, bound)
+    monkeypatch.setattr(check_mod, "check_invariants", lambda *a: None)
+    check_mod.check_bound(k, bound)  # without the inductive check the checker would accept the false bound
