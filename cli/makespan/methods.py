@@ -112,12 +112,13 @@ def blocks(kernel: MkKernel, warps: int, timeout: float | None, progress: Progre
 
 
 def ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress) -> Outcome:
-    """A ranking function (linear part plus a table over capped counts) found by LP."""
+    """A ranking function (linear part plus a table over capped counts) found by LP, refined by linear invariants."""
     from warpcheck.verify.makespan.ranking import ranking_search
 
     r = ranking_search(kernel, warps, budget=timeout or BOUND_BUDGET, progress=progress)
-    note = (f"ranking function (linear part {' '.join(map(str, r.linear or []))}) over {r.states} abstract states, "
-            "met by a run" if r.exact else f"ranking bound {r.upper} not met (best run {r.makespan})")
+    invs = f", cut by {len(r.invariants)} linear invariant(s)" if r.invariants else ""
+    note = (f"ranking function (linear part {' '.join(map(str, r.linear or []))}) over {r.states} abstract states"
+            f"{invs}, met by a run" if r.exact else f"ranking bound {r.upper} not met (best run {r.makespan})")
     return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("ranking", r) if r.exact else None,
                    upper=(r.upper, "ranking") if r.upper is not None else None)
 

@@ -16,6 +16,16 @@ c_p >= c_{p+1}, so that more warps only drop Psi more).  HiGHS minimises Psi(ini
 is made rational and checked exactly.  Then makespan <= floor(Psi(initial))
 - g(done), for every W >= the largest cap with the same table.  A beam search ranked by
 cycles so far plus Psi looks for a run that meets the bound.
+
+Invariants (``invariant_bound``).  The LP's dual is a mixture of abstract
+runs lasting exactly the bound; where it runs through an entry that no
+reachable state lies in (``LLCLLL``, sigma_C = 1/2: "2 or more warps wait
+for C, none past it", which n_2 - n_4 <= 1 rules out), the bound is loose.
+The entries carrying the dual's flow with a capped count become suspects
+for cegar's learning loop (``cegar.py``: a linear form true on sampled
+states, kept only when inductive on the graph); the graph is rebuilt
+without the entries the invariants exclude and the LP solved again, while
+its optimum drops.  The certificate carries the invariants.
 """
 from __future__ import annotations
 
