@@ -72,14 +72,6 @@ class RankingResult:
         return len(self.potential or {})
 
 
-def abstract_moves(kernel: MkKernel, caps: Abs, start: Abs, deadline: float | None) -> set[Move] | None:
-    """Every abstract move reachable from ``start`` (None if the deadline passed first)."""
-    ag = AbstractGraph(kernel, caps)
-    if not ag.build(start, deadline, reserve=1.0):  # the rows and the LP take about as long again
-        return None
-    return graph_moves(ag)
-
-
 def graph_moves(ag: AbstractGraph) -> set[Move]:
     """The moves of a built graph (a guarded graph's leave out the entries its invariants exclude)."""
     return {(a, b, left) for a, ms in ag.succ.items() for left, b in ms}
@@ -104,16 +96,6 @@ def exact_drop(moves: Iterable[Move], linear: list[Fraction], g: dict[Abs, Fract
     """Whether every move lowers Psi by at least 1, in rational arithmetic."""
     c = linear + [Fraction(0)]
     return all(sum(m * (c[p] - c[p + 1]) for p, m in enumerate(left)) + g[a] - g[b] >= 1 for a, b, left in moves)
-
-
-def ranking_bound(kernel: MkKernel, warps: int, caps: Abs, deadline: float | None = None
-                  ) -> tuple[int, list[Fraction], dict[Abs, Fraction]] | None:
-    """The least bound c_0 W + g(initial) - g(done) the LP finds with these per-phase caps, or None."""
-    ag = AbstractGraph(kernel, caps)
-    if not ag.build(ag.initial(warps), deadline, reserve=1.0):  # the rows and the LP take about as long again
-        return None
-    solved = solve_ranking(ag, warps, deadline)
-    return None if solved is None else solved[0]
 
 
 Flow = dict[Abs, float]  # the LP dual's weight on the moves out of each entry: the mixture of runs blocking a lower bound
