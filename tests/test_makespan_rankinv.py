@@ -8,6 +8,7 @@ not checked inductive: its bound falls below a replayed run, and the
 checker refuses its certificate.
 """
 import copy
+import time
 
 import pytest
 
@@ -17,6 +18,7 @@ from warpcheck.sim.makespan import check as check_mod
 from warpcheck.sim.makespan.check import CertificateRefused, check
 from warpcheck.sim.makespan.enum import worst_case
 from warpcheck.verify.makespan import cegar, ranking
+from warpcheck.verify.makespan.abstract import default_caps
 
 SIGMA = {"L": "1", "C": "1/2"}
 W = 20
@@ -25,15 +27,17 @@ W = 20
 @pytest.fixture(scope="module")
 def llclll():
     """LLCLLL (sigma_C = 1/2) at W = 20: exact 5W + 2 = 102 only once n_2 - n_4 <= 1 cuts the graph."""
-    r = ranking.ranking_search(make_kernel("LLCLLL", SIGMA), W, budget=20)
+    r = ranking.ranking_search(make_kernel("LLCLLL", SIGMA), W, budget=120)  # ends once exact (about 6 s)
     assert r.exact and r.makespan == 102 and r.invariants
     return r, certificate("LLCLLL", SIGMA, W, r.schedule, ("ranking", r))
 
 
-def test_without_invariants_the_ranking_bound_is_loose(monkeypatch):
-    monkeypatch.setattr(ranking, "INV_ROUNDS", 0)  # one LP per caps, no invariant learnt
-    r = ranking.ranking_search(make_kernel("LLCLLL", SIGMA), W, budget=10, max_extra=1)
-    assert r.upper is not None and r.upper > 102 and not r.invariants
+def test_the_dual_leads_to_the_invariant_that_makes_the_bound_exact():
+    """Caps sigma + 1: the plain LP gives 6W; the invariant learnt from the dual's entries cuts it to 5W + 2."""
+    k = make_kernel("LLCLLL", SIGMA)
+    found = list(ranking.refined_bounds(k, W, default_caps(k, 1), time.monotonic() + 120, [], ranking.Samples(k)))
+    assert [f[0] for f in found] == [6 * W, 5 * W + 2]
+    assert found[0][3] == [] and found[1][3] == [((0, 0, 1, 0, -1, 0, 0), 1)]  # n_2 - n_4 <= 1
 
 
 def test_invariants_make_ranking_exact_and_the_certificate_holds(llclll):
@@ -57,7 +61,7 @@ def test_tampered_invariant_is_refused(llclll, tamper):
         check(cert)
 
 
-MUTANT = ("LLCC", {"L": "2", "C": "1"}, 7)
+MUTANT = ("LLCLL", {"L": "1", "C": "1/2"}, 10)  # the plain LP (caps sigma) is loose there: invariants are learnt
 
 
 def _tiny_guesses(monkeypatch):
@@ -66,25 +70,26 @@ def _tiny_guesses(monkeypatch):
                         lambda kernel, deadline=None: sorted(cegar.reached_states(kernel, max_warps=2)))
 
 
-def test_bound_is_sound_with_guesses_from_tiny_w(monkeypatch):
+def test_guesses_from_tiny_w_are_checked_and_the_certificate_holds(monkeypatch):
     _tiny_guesses(monkeypatch)
     text, sig, w = MUTANT
     k = make_kernel(text, sig)
     r = ranking.ranking_search(k, w, budget=5, max_extra=1)
     assert r.upper is not None and r.upper >= worst_case(k, w).makespan
+    if r.exact:
+        assert check(certificate(text, sig, w, r.schedule, ("ranking", r))).makespan == r.makespan
 
 
 def test_mutant_with_unchecked_invariants_is_refused_by_the_checker(monkeypatch):
-    """Kept mutant: every guess counts as inductive; the ranking bound drops below a replayed run, the checker refuses."""
+    """Kept mutant: every guess counts as inductive, so entries are left out on false grounds; the checker refuses."""
     _tiny_guesses(monkeypatch)
     monkeypatch.setattr(cegar, "_kept_by", lambda inv, most, moves: True)
     text, sig, w = MUTANT
     k = make_kernel(text, sig)
     r = ranking.ranking_search(k, w, budget=5, max_extra=1)
-    assert r.upper is not None and r.upper < r.makespan == worst_case(k, w).makespan and r.invariants
-    bound = check_mod.read_bound(k, certificate(text, sig, w, r.schedule, ("ranking", r))["bound"])
-    assert check_mod._upper(k, bound, w) == r.upper
-    with pytest.raises(CertificateRefused, match="invariant"):
-        check_mod.check_bound(k, bound)
+    assert r.exact and r.invariants  # the mutant claims an exact answer over a table cut by unproved invariants
+    cert = certificate(text, sig, w, r.schedule, ("ranking", r))
+    with pytest.raises(CertificateRefused, match="invariant .* may break"):
+        check(copy.deepcopy(cert))
     monkeypatch.setattr(check_mod, "check_invariants", lambda *a: None)
-    check_mod.check_bound(k, bound)  # without the inductive check the checker would accept the false bound
+    check(cert)  # without the inductive check the checker would accept it

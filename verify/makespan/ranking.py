@@ -33,7 +33,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from warpcheck.encodings.makespan.lp import solve_lp_duals
 from warpcheck.models.makespan.sm import CountSM
@@ -170,80 +170,68 @@ class Samples:
         return self.states
 
 
-def invariant_bound(kernel: MkKernel, warps: int, caps: Abs, deadline: float, invs: list[Invariant],
-                    samples: Samples, progress: Callable[[str], None] | None = None) -> Found | None:
-    """The ranking bound over the graph cut by inductive invariants, learning new ones while the LP optimum drops.
+def refined_bounds(kernel: MkKernel, warps: int, caps: Abs, deadline: float, invs: list[Invariant],
+                   samples: Samples, progress: Callable[[str], None] | None = None) -> Iterator[Found]:
+    """Ranking bounds over the graph cut by inductive invariants, each lower than the last (a lazy generator).
 
     The LP's dual is a mixture of abstract runs lasting exactly the bound; the
     entries it runs through with a capped count are the suspects: an
     invariant (cegar's learning loop, checked inductive on the graph) that
-    excludes them removes the mixture, and the LP solves again.
+    excludes them removes that mixture, and the LP solves again.  Lazy, so
+    that no invariant is learnt once a run meets a bound.
     """
-    best: Found | None = None
     best_value: Fraction | None = None
     rejected: set[Invariant] = set()
     for _ in range(INV_ROUNDS + 1):
         built = guarded_graph(kernel, warps, caps, invs, deadline, rejected, reserve=1.0)
         solved = None if built is None else solve_ranking(built[0], warps, deadline)
         if built is None or solved is None:
-            break
+            return
         ag, invs = built
         (upper, linear, g), flow = solved
         value = linear[0] * warps + g[ag.initial(warps)]
         if progress:
             progress(f"ranking: caps {list(caps)}, {len(invs)} invariants, {ag.states()} states: bound {upper}")
         if best_value is not None and value >= best_value:
-            break  # the new invariants did not lower the optimum: the mixture found another way
-        best, best_value = (upper, linear, g, list(invs)), value
-        if time.monotonic() > deadline:
-            break
-        new = new_invariants(kernel, ag, blocking_entries(flow, caps), samples.get(deadline), deadline, rejected)
-        if not new:
-            break
-        invs = invs + new
-    return best
-
-
-def bounds_by_caps(extras: Iterable[int], kernel: MkKernel, deadline: float, label: str,
-                   progress: Callable[[str], None] | None, bound: Callable[[Abs], Any]) -> Iterator[tuple[Abs, Any]]:
-    """The bound found with caps sigma + extra, for each extra (skipping those that give none) while time lasts."""
-    for extra in extras:
+            return  # the new invariants did not lower the optimum: the mixture found another way
+        best_value = value
+        yield upper, linear, g, list(invs)
         if time.monotonic() > deadline:
             return
-        caps = default_caps(kernel, extra)
-        found = bound(caps)
-        if progress:
-            progress(f"{label}: caps sigma+{extra}: bound {found[0] if found else None}")
-        if found is not None:
-            yield caps, found
+        new = new_invariants(kernel, ag, blocking_entries(flow, caps), samples.get(deadline), deadline, rejected)
+        if not new:
+            return
+        invs = invs + new
 
 
 def ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra: int = 2,
                    progress: Callable[[str], None] | None = None) -> RankingResult:
-    """Bound the makespan by a ranking function, raising the caps while the bound is not met by a run."""
+    """Bound the makespan by a ranking function, cutting the graph by invariants and raising the caps while no run
+    meets the bound."""
     start = time.monotonic()
     deadline, refine_until = start + budget, start + WIDE_SHARE * budget
     sm = CountSM(kernel, warps)
     moves = CountMoves(sm)
     run, best, scores = first_runs(sm, moves), None, []
-    pump = None
+    pump, met = None, False
     samples = Samples(kernel)
     carried: list[Invariant] = []  # invariants found with coarser caps are tried first with finer ones
-
-    def bound(caps: Abs) -> Found | None:
-        return invariant_bound(kernel, warps, caps, refine_until, carried, samples, progress)
-    for caps, found in bounds_by_caps(range(max_extra + 1), kernel, refine_until, "ranking", progress, bound):
-        if best is None or found[0] < best[0][0]:
-            best = (found, caps)
-            carried = found[3]
-        scores.append(_score(kernel, caps, found))
-        pumped = _pumped(kernel, warps, caps, found, scores[-1], refine_until, progress)
-        if pumped is not None and found[0] == best[0][0]:
-            run, pump = pumped
+    for extra in range(max_extra + 1):
+        if met or time.monotonic() > refine_until:
             break
-        run = longer_run(moves, scores[-1], run, best[0][0], NARROW, deadline, progress, "ranking")
-        if len(run) >= best[0][0]:
-            break
+        caps = default_caps(kernel, extra)
+        for found in refined_bounds(kernel, warps, caps, refine_until, carried, samples, progress):
+            if best is None or found[0] < best[0][0]:
+                best, carried = (found, caps), found[3]
+            scores.append(_score(kernel, caps, found))
+            pumped = _pumped(kernel, warps, caps, found, scores[-1], refine_until, progress)
+            if pumped is not None and found[0] == best[0][0]:
+                (run, pump), met = pumped, True
+                break
+            run = longer_run(moves, scores[-1], run, best[0][0], NARROW, deadline, progress, "ranking")
+            if len(run) >= best[0][0]:
+                met = True
+                break
     for score in scores:  # every potential guides a wide beam: the tightest is not always the best guide
         if best is None or len(run) >= best[0][0]:
             break
