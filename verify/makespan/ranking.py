@@ -199,6 +199,8 @@ def refined_bounds(kernel: MkKernel, warps: int, caps: Abs, deadline: float, inv
         if time.monotonic() > deadline:
             return
         new = new_invariants(kernel, ag, blocking_entries(flow, caps), samples.get(deadline), deadline, rejected)
+        if progress:
+            progress(f"ranking: new invariants {new}" if new else "ranking: no invariant excludes the dual's entries")
         if not new:
             return
         invs = invs + new
