@@ -8,6 +8,7 @@ not checked inductive: its bound falls below a replayed run, and the
 checker refuses its certificate.
 """
 import copy
+import random
 import time
 
 import pytest
@@ -93,3 +94,24 @@ def test_mutant_with_unchecked_invariants_is_refused_by_the_checker(monkeypatch)
         check(copy.deepcopy(cert))
     monkeypatch.setattr(check_mod, "check_invariants", lambda *a: None)
     check(cert)  # without the inductive check the checker would accept it
+
+
+def _random_cases(seed, count):
+    rng = random.Random(seed)
+    for _ in range(count):
+        text = "".join(rng.choice("LC") for _ in range(rng.randint(3, 6)))
+        sig = {u: rng.choice(["1", "1/2", "2"]) for u in set(text)}
+        if len(make_kernel(text, sig).instrs) <= 9:
+            yield text, sig, rng.randint(4, 9)
+
+
+def test_bounds_with_invariants_from_tiny_w_are_sound_on_random_kernels(monkeypatch):
+    """Against the exhaustive worst case: never below it, and every exact claim's certificate holds."""
+    _tiny_guesses(monkeypatch)
+    for text, sig, w in _random_cases(3, 40):  # 7 of the 35 kernels learn an invariant
+        k = make_kernel(text, sig)
+        oracle = worst_case(k, w).makespan
+        r = ranking.ranking_search(k, w, budget=2, max_extra=1)
+        assert r.upper is None or r.upper >= oracle, (text, sig, w, r.invariants)
+        if r.exact:
+            assert check(certificate(text, sig, w, r.schedule, ("ranking", r))).makespan == oracle
