@@ -17,7 +17,7 @@ is made rational and checked exactly.  Then makespan <= floor(Psi(initial))
 - g(done), for every W >= the largest cap with the same table.  A beam search ranked by
 cycles so far plus Psi looks for a run that meets the bound.
 
-Invariants (``invariant_bound``).  The LP's dual is a mixture of abstract
+Invariants (``refined_bounds``).  The LP's dual is a mixture of abstract
 runs lasting exactly the bound; where it runs through an entry that no
 reachable state lies in (``LLCLLL``, sigma_C = 1/2: "2 or more warps wait
 for C, none past it", which n_2 - n_4 <= 1 rules out), the bound is loose.
