@@ -8,11 +8,13 @@ not checked inductive: its bound falls below a replayed run, and the
 checker refuses its certificate.
 """
 import copy
+import json
 import random
 import time
 
 import pytest
 
+from warpcheck.cli.main import main
 from warpcheck.cli.makespan.cert import certificate
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.sim.makespan import check as check_mod
@@ -47,6 +49,15 @@ def test_invariants_make_ranking_exact_and_the_certificate_holds(llclll):
     assert cert["bound"]["invariants"] and any(v != "0" for v in cert["bound"]["linear"])
     res = check(copy.deepcopy(cert))
     assert res.makespan == 102 and res.formula == "makespan <= floor(5 W + 2)"
+
+
+def test_the_cli_writes_the_certificate_with_its_invariants_and_checks_it(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    argv = ["makespan", "LLCLLL", "--warps", "20", "--sigma", "L=1", "--sigma", "C=1/2", "--method", "ranking"]
+    assert main(argv + ["--timeout", "120", "--certificate", str(path)]) == 0
+    assert json.loads(path.read_text())["bound"]["invariants"] == [{"coef": [0, 0, 1, 0, -1, 0, 0], "bound": 1}]
+    assert main(["makespan", "--check", str(path)]) == 0
+    assert "exactly 102" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("tamper", [
