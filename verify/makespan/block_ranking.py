@@ -186,39 +186,54 @@ class BlockRankingResult(RankingResult):
 
 def block_ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max_extra: int = 2,
                          progress: Callable[[str], None] | None = None) -> BlockRankingResult:
-    """Bound the makespan by a ranking function over blocks (caps sigma + 0, 1, 2); look for a run that meets it."""
+    """Bound the makespan by a ranking function over blocks; look for a run that meets the least bound.
+
+    The caps grow (sigma + 0, 1, 2) while the bound drops, before any run is
+    searched: a pumped or beam run costs seconds at W = 128, and on a bound
+    that larger caps lower it is lost (MLLMMMCC, sigma_M = 1/2, sigma_L = 3:
+    1155, 1154, 1153 = the worst case; runs on each took 4 s).  A refinement
+    may take a third of the time left, so that a graph too large to solve
+    still leaves time for the runs.
+    """
     start = time.monotonic()
     deadline, refine_until = start + budget, start + WIDE_SHARE * budget
     sm = CountSM(kernel, warps)
     moves = CountMoves(sm)
     run = first_runs(sm, moves)
-    best: BlockRanking | None = None
-    pump: Pump | None = None
-    scores = []
+    found = _least_bound(kernel, warps, max_extra, run, refine_until, progress)
+    best = found[-1] if found else None
+    if best is None or len(run) >= best.upper:
+        return _result(sm, run, best, None, time.monotonic() - start)
+    scores = [_score(f) for f in reversed(found)]  # the tightest first
+    pumped = _pumped(kernel, warps, best, scores[0], deadline, progress)
+    if pumped is not None:
+        return _result(sm, pumped[0], best, pumped[1], time.monotonic() - start)
+    for widths in (NARROW, WIDE):  # every potential guides a beam: the tightest is not always the best guide
+        for score in scores:
+            run = longer_run(moves, score, run, best.upper, widths, deadline, progress, "block ranking")
+    return _result(sm, run, best, None, time.monotonic() - start)
+
+
+def _least_bound(kernel: MkKernel, warps: int, max_extra: int, run: list[dict[str, int]], until: float,
+                 progress: Callable[[str], None] | None) -> list[BlockRanking]:
+    """The bounds found as the caps grow, each lower than the last; stops when one is met, or stops dropping."""
+    out: list[BlockRanking] = []
     for extra in range(max_extra + 1) if kernel.single_cycle else ():
-        if time.monotonic() > refine_until:
+        left = until - time.monotonic()
+        if left <= 0:
             break
         blocks = affordable(maximal_blocks(kernel, extra))
-        found = block_ranking_bound(kernel, warps, blocks, refine_until)
+        found = block_ranking_bound(kernel, warps, blocks, until if not out else time.monotonic() + left / 3)
         if progress:
             progress(f"block ranking: caps {[cap for *_, cap in blocks]}: bound {found.upper if found else None}")
         if found is None:
             continue
-        if best is None or found.upper < best.upper:
-            best = found
-        scores.append(_score(found))
-        pumped = _pumped(kernel, warps, found, scores[-1], refine_until, progress)
-        if pumped is not None and found.upper == best.upper:
-            run, pump = pumped
+        if out and found.upper >= out[-1].upper:
             break
-        run = longer_run(moves, scores[-1], run, best.upper, NARROW, deadline, progress, "block ranking")
-        if len(run) >= best.upper:
+        out.append(found)
+        if len(run) >= found.upper:
             break
-    for score in scores:
-        if best is None or len(run) >= best.upper:
-            break
-        run = longer_run(moves, score, run, best.upper, WIDE, deadline, progress, "block ranking")
-    return _result(sm, run, best, pump if best and len(run) == best.upper else None, time.monotonic() - start)
+    return out
 
 
 def _pumped(kernel: MkKernel, warps: int, found: BlockRanking, score: Callable[[tuple[int, ...]], Any],
