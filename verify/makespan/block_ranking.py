@@ -202,16 +202,16 @@ def block_ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max
     run = first_runs(sm, moves)
     found = _least_bound(kernel, warps, max_extra, run, refine_until, progress)
     best = found[-1] if found else None
-    if best is None or len(run) >= best.upper:
-        return _result(sm, run, best, None, time.monotonic() - start)
+    if best is None:
+        return _result(sm, run, None, best, time.monotonic() - start)
     scores = [_score(f) for f in reversed(found)]  # the tightest first
-    pumped = _pumped(kernel, warps, best, scores[0], deadline, progress)
-    if pumped is not None:
-        return _result(sm, pumped[0], best, pumped[1], time.monotonic() - start)
+    pumped = _pumped(kernel, warps, best, scores[0], deadline, progress)  # even when met: the closed form
+    if pumped is not None or len(run) >= best.upper:
+        return _result(sm, *(pumped or (run, None)), best, time.monotonic() - start)
     for widths in (NARROW, WIDE):  # every potential guides a beam: the tightest is not always the best guide
         for score in scores:
             run = longer_run(moves, score, run, best.upper, widths, deadline, progress, "block ranking")
-    return _result(sm, run, best, None, time.monotonic() - start)
+    return _result(sm, run, None, best, time.monotonic() - start)
 
 
 def _least_bound(kernel: MkKernel, warps: int, max_extra: int, run: list[dict[str, int]], until: float,
@@ -245,7 +245,7 @@ def _pumped(kernel: MkKernel, warps: int, found: BlockRanking, score: Callable[[
     return pumped_run(kernel, warps, found.linear[0], found.at, beam, deadline, progress)
 
 
-def _result(sm: CountSM, run: list[dict[str, int]], best: BlockRanking | None, pump: Pump | None,
+def _result(sm: CountSM, run: list[dict[str, int]], pump: Pump | None, best: BlockRanking | None,
             seconds: float) -> BlockRankingResult:
     upper = best.upper if best else None
     cuts = tuple((f, l, cap) for f, l, _, cap in best.graph.blocks) if best else ()
