@@ -206,8 +206,10 @@ def block_ranking_search(kernel: MkKernel, warps: int, budget: float = 30.0, max
         return _result(sm, run, None, best, time.monotonic() - start)
     scores = [_score(f) for f in reversed(found)]  # the tightest first
     pumped = _pumped(kernel, warps, best, scores[0], deadline, progress)  # even when met: the closed form
-    if pumped is not None or len(run) >= best.upper:
-        return _result(sm, *(pumped or (run, None)), best, time.monotonic() - start)
+    if pumped is not None:
+        return _result(sm, pumped[0], pumped[1], best, time.monotonic() - start)
+    if len(run) >= best.upper:
+        return _result(sm, run, None, best, time.monotonic() - start)
     for widths in (NARROW, WIDE):  # every potential guides a beam: the tightest is not always the best guide
         for score in scores:
             run = longer_run(moves, score, run, best.upper, widths, deadline, progress, "block ranking")
