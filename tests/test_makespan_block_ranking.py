@@ -157,3 +157,20 @@ def test_mutant_without_self_loops_is_caught(monkeypatch):
         check_blocks(k, read_blocks(k, bound))
     real = block_ranking_bound(k, 3, maximal_blocks(k, 1))
     assert real is not None and real.upper >= oracle
+
+
+@pytest.mark.slow
+def test_bound_sound_on_more_random_kernels():
+    rng = random.Random(7)
+    for _ in range(200):
+        text, sig = _random_kernel(rng)
+        k = make_kernel(text, sig)
+        for warps in (1, 3, 5, 8):
+            try:
+                oracle = worst_case(k, warps, timeout=5).makespan
+            except Exception:
+                break
+            r = block_ranking_search(k, warps, budget=3)
+            assert r.upper is None or r.upper >= oracle, (text, sig, warps)
+            if r.exact:
+                assert r.makespan == oracle
