@@ -174,3 +174,15 @@ def test_bound_sound_on_more_random_kernels():
             assert r.upper is None or r.upper >= oracle, (text, sig, warps)
             if r.exact:
                 assert r.makespan == oracle
+
+
+def test_committed_block_ranking_certificate_holds():
+    """examples/makespan/mllmmmcc-w128-...: 1153 at W = 128, 9W + 1 for every W >= 16 (no other method proves it)."""
+    from pathlib import Path
+    path = Path(__file__).parent.parent / "examples" / "makespan" / "mllmmmcc-w128-sigmaL-3-sigmaM-half.cert.json"
+    cert = json.loads(path.read_text())
+    r = check(cert)
+    assert r.makespan == 1153 and r.exact_from == 16 and r.exact_formula == "makespan = 9 W + 1"
+    lowered = _copy(cert)
+    lowered["bound"]["linear"][0] = str(Fraction(lowered["bound"]["linear"][0]) - Fraction(1, 128))
+    _refused(lowered, "proves makespan|does not drop")
