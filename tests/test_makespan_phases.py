@@ -55,9 +55,9 @@ def test_every_concrete_move_has_its_abstract_move(text, sl, sc, warps, seed, ex
     k = make_kernel(text, {"L": sl, "C": sc})
     g = BlockGraph(k, _random_blocks(k, random.Random(seed), extra))
     assert _missing_move(k, warps, g) is None
-    checker = _Rules(k, [(f, l, c) for f, l, _, c in g.blocks], k.sigma[0][0])
+    checker = _Rules(k, [(f, l, c) for f, l, _, c in g.blocks], k.sigma[0][0], [0] * g.P)
     for s in _reached(k, warps):  # the checker's own stepping covers every concrete move too
-        nxt = set(checker.successors(g.alpha(s)))
+        nxt = {row for row, _ in checker.successors(g.alpha(s))}
         for _, t in CountMoves(CountSM(k, warps)).successors(s):
             assert g.alpha(t) in nxt
 

@@ -10,7 +10,7 @@ from warpcheck.models.makespan.schedule import Schedule, from_counts
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.sim.makespan.check import FORMAT, VERSION, CertificateRefused, check
 
-CERTIFYING = ("auto", "enumerate", "blocks", "deficit", "ranking")
+CERTIFYING = ("auto", "enumerate", "blocks", "block-ranking", "deficit", "ranking")
 
 
 def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
@@ -24,6 +24,9 @@ def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
     if kind == "blocks":  # deficit over blocks of phases (verify/makespan/phases.py)
         from warpcheck.verify.makespan.phases import certificate_bound
         return certificate_bound(result)
+    if kind == "block-ranking":  # a ranking function over blocks (verify/makespan/block_ranking.py)
+        from warpcheck.verify.makespan import block_ranking
+        return block_ranking.certificate_bound(result)
     states = [list(a) + [v] for a, v in result.potential.items()]
     return _with_invariants({"method": "deficit", "cap": list(result.caps), "weight": "deficit", "unit": result.unit,
                              "states": states}, result)

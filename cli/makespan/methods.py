@@ -123,8 +123,19 @@ def ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Progr
                    upper=(r.upper, "ranking") if r.upper is not None else None)
 
 
+def block_ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress) -> Outcome:
+    """A ranking function (linear part plus a table over block states) found by LP (one-cycle kernels)."""
+    from warpcheck.verify.makespan.block_ranking import block_ranking_search
+
+    r = block_ranking_search(kernel, warps, budget=timeout or BOUND_BUDGET, progress=progress)
+    note = (f"ranking function over {r.states} block states, met by a run" if r.exact
+            else f"block ranking bound {r.upper} not met (best run {r.makespan})")
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("block-ranking", r) if r.exact else None,
+                   upper=(r.upper, "block-ranking") if r.upper is not None else None)
+
+
 BOUNDS: dict[str, Callable[[MkKernel, int, float | None, Progress], Outcome]] = {
-    "blocks": blocks, "deficit": deficit, "ranking": ranking}
+    "blocks": blocks, "block-ranking": block_ranking, "deficit": deficit, "ranking": ranking}
 
 
 def exact(method: str, kernel: MkKernel, warps: int, timeout: float | None, progress: Progress) -> Outcome:

@@ -19,7 +19,7 @@ from warpcheck.sim.makespan.enum import worst_case
 from warpcheck.sim.makespan.check import CertificateRefused, check
 from warpcheck.sim.makespan.replay import replay
 
-METHODS = ("auto", "blocks", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
+METHODS = ("auto", "blocks", "block-ranking", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
 AUTO_BUDGET = 120.0  # seconds auto spends when --timeout is not given: every search in it is bounded
 AUTO_RESERVE = 0.9  # the searches end at 90 % of --timeout: the rest replays and prints the schedule
 
@@ -53,6 +53,7 @@ def register(sub: Any) -> None:
                         "ranking side by side, one worker process each (the first exact answer stops the others), "
                         "then enumerate on with the last third (all within --timeout, default 120 s); "
                         "blocks: deficit accounting over runs of same-unit phases (one-cycle kernels); "
+                        "block-ranking: a ranking function over those blocks, found by LP; "
                         "deficit: deficit accounting over capped counts, refined by caps and linear invariants; "
                         "ranking: a bound linear in W proved by a ranking function found by LP; "
                         "each met by a searched run; "
@@ -62,9 +63,9 @@ def register(sub: Any) -> None:
     p.add_argument("--x", type=int, default=None, help="x of the approximation T^(W,x) (default min(W, 4))")
     p.add_argument("--timeout", type=float, default=None, help="seconds for the exact search (default: auto 120, "
                    "smt/optimize/ilp 300, "
-                   "blocks, deficit and ranking 60, enumerate none)")
+                   "blocks, block-ranking, deficit and ranking 60, enumerate none)")
     p.add_argument("--certificate", metavar="FILE", help="write a certificate of the exact answer (JSON: the "
-                   "schedule and the upper-bound potential); methods auto, enumerate, blocks, deficit and ranking")
+                   "schedule and the upper-bound potential); methods auto, enumerate, blocks, block-ranking, deficit and ranking")
     p.add_argument("--check", metavar="FILE", help="check a certificate instead of searching: exit 0 if it "
                    "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")

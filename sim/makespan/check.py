@@ -51,6 +51,7 @@ from warpcheck.models.makespan.kernel import MkKernel, check_warps, parse_kernel
 from warpcheck.models.makespan.schedule import Schedule
 from warpcheck.sim.makespan.blocks import BlocksRefused, blocks_upper, check_blocks, read_blocks
 from warpcheck.sim.makespan.blocks import formula as blocks_formula
+from warpcheck.sim.makespan.blocks import slope as blocks_slope
 from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
 from warpcheck.sim.makespan.lininv import InvariantRefused, LinearInvariant, check_invariants, excluded, read_invariants
 from warpcheck.sim.makespan.numbers import read_number
@@ -269,7 +270,7 @@ def check(cert: Any) -> CheckResult:
 
 
 def _check_blocks(cert: dict[str, Any], kernel: MkKernel, warps: int, claimed: int) -> CheckResult:
-    """A deficit bound over blocks of phases (``sim/makespan/blocks.py``), and its pump if any."""
+    """A bound over blocks of phases (``sim/makespan/blocks.py``), and its pump if any."""
     try:
         bb = read_blocks(kernel, cert["bound"])
         upper = blocks_upper(kernel, bb, warps)
@@ -277,11 +278,11 @@ def _check_blocks(cert: dict[str, Any], kernel: MkKernel, warps: int, claimed: i
             raise _refuse(f"the potential proves makespan <= {upper}, not {claimed}")
         check_blocks(kernel, bb)
         every = bb.cuts[0][2] if warps >= bb.cuts[0][2] else None
-        out = CheckResult(cert["kernel"], warps, claimed, upper, "deficit", bb.unit, len(bb.table), every,
+        out = CheckResult(cert["kernel"], warps, claimed, upper, bb.weight, bb.unit, len(bb.table), every,
                           blocks_formula(kernel, bb) if every else "")
         if "pump" in cert:
             pc = check_pump(kernel, cert["pump"])
-            slope = Fraction(_work(kernel, bb.unit), kernel.sigma_of(bb.unit))
+            slope = blocks_slope(kernel, bb)
             if every is None or pc.warps < every or blocks_upper(kernel, bb, pc.warps) != pc.makespan \
                     or slope * pc.period != pc.cycles:
                 raise _refuse(f"the pump's run ({pc.makespan} cycles at W0 = {pc.warps}, {pc.cycles} more per "

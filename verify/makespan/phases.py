@@ -48,6 +48,8 @@ from warpcheck.verify.makespan.pump import pumped_run
 LUMP = -1  # the value of every phase of a lumped block
 State = tuple[int, ...]  # one value per non-done phase: a count, or LUMP
 Block = tuple[int, int, int, int]  # first phase, last phase (inclusive), unit index, cap
+# an issue choice: (phase p, warps issued there) for exact phases, (-1 - b, (issued, leaving)) for lumped block b
+Label = tuple[tuple[int, Any], ...]
 
 
 def maximal_blocks(kernel: MkKernel, extra: int = 0) -> list[Block]:
@@ -153,14 +155,19 @@ class BlockGraph:
 
     def moves(self, a: State) -> list[State]:
         """Every next abstract state of ``a``."""
+        return list({b for _, b in self.labelled_moves(a)})
+
+    def labelled_moves(self, a: State) -> set[tuple[Label, State]]:
+        """Every next abstract state of ``a`` with its issue choice (the ranking LP needs who moved where)."""
         per_unit = [self._unit_options(a, j) for j in range(len(self.sigma))]
-        out: set[State] = set()
+        out: set[tuple[Label, State]] = set()
         for combo in itertools.product(*per_unit):
             merged: dict[int, Any] = {}
             for part in combo:
                 merged.update(part)
-            out.update(self._next(a, merged))
-        return list(out)
+            label = tuple(sorted(merged.items()))
+            out.update((label, b) for b in self._next(a, merged))
+        return out
 
     def _next(self, a: State, opt: dict[int, Any]) -> Iterator[State]:
         """The next states of one issue choice (phase p -> warps; -1 - b -> (issued, leaving) of lumped block b)."""
