@@ -255,7 +255,7 @@ def _result(sm: CountSM, run: list[dict[str, int]], pump: Pump | None, best: Blo
     upper = best.upper if best else None
     cuts = tuple((f, l, cap) for f, l, _, cap in best.graph.blocks) if best else ()
     return BlockRankingResult(upper, len(run), from_counts(sm, run), upper == len(run), seconds, (),
-                              best.linear if best else None, best.potential if best else None, pump, cuts)
+                              best.linear if best else None, best.potential if best else None, pump, blocks=cuts)
 
 
 def certificate_bound(result: BlockRankingResult) -> dict[str, Any]:
