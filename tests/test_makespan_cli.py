@@ -67,9 +67,9 @@ def test_auto_within_timeout_reports_its_best_run_as_a_lower_bound(capsys):
 
 
 def test_auto_answers_from_whichever_bound_method_is_exact(capsys):
-    """The portfolio: the ranking LP over blocks answers LLLLLL, deficit with an invariant LLCLLL, the ranking LP
+    """The portfolio: blocks answers LLLLLL, deficit with an invariant LLCLLL, the ranking LP
     LLCCM2 (a latency: the block methods take one-cycle kernels only; steep, so deficit cannot)."""
-    for argv, method, value in ((["LLLLLL", "--sigma", "L=1/3"], "block-ranking", 18 * 40),
+    for argv, method, value in ((["LLLLLL", "--sigma", "L=1/3"], "blocks", 18 * 40),
                                 (["LLCLLL", "--sigma", "L=1", "--sigma", "C=1/2"], "deficit", 5 * 40 + 2),
                                 (["LLCCM2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "M=1"], "ranking", 4 * 40 + 2)):
         assert main(["makespan", *argv, "-W", "40", "--timeout", "60", "--json"]) == 0
