@@ -6,24 +6,16 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from warpcheck.cli.makespan.cert import certificate
+from makespan_fixtures import SIGMAS, certified, exact_and_sound, sound_at_more_warps
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.sim.makespan.blocks import BlocksRefused, _Rules, check_blocks, read_blocks
 from warpcheck.sim.makespan.check import CertificateRefused, check
 from warpcheck.sim.makespan.enum import worst_case
-from warpcheck.sim.makespan.replay import replay
 from warpcheck.verify.makespan import block_ranking
 from warpcheck.verify.makespan.block_ranking import block_ranking_bound, block_ranking_search
 from warpcheck.verify.makespan.phases import BlockGraph, maximal_blocks
-
-SIGMAS = ["1", "2", "3", "1/2", "1/3"]
-
-
-def _random_kernel(rng):
-    text = "".join(rng.choice("LCM") for _ in range(rng.randint(1, 5)))
-    return text, {u: rng.choice(SIGMAS) for u in set(text)}
 
 
 def _reached_moves(k, warps):
@@ -58,30 +50,11 @@ def test_checker_fall_never_exceeds_the_concrete_drop(text, sl, sc, warps, seed)
 
 def test_bound_never_below_enumeration_and_exact_claims_hold():
     """Seeded random kernels (sigmas 1/3 .. 3) at W = 1 .. 6: bound >= worst case; exact means equal and certified."""
-    rng = random.Random(5)
-    exact = 0
-    for _ in range(40):
-        text, sig = _random_kernel(rng)
-        k = make_kernel(text, sig)
-        warps = rng.randint(1, 6)
-        try:
-            oracle = worst_case(k, warps, timeout=2).makespan
-        except Exception:
-            continue  # too large for the oracle in this fast loop
-        r = block_ranking_search(k, warps, budget=2)
-        assert r.upper is None or r.upper >= oracle, (text, sig, warps)
-        assert r.makespan <= oracle and replay(r.schedule).makespan == r.makespan
-        if r.exact:
-            exact += 1
-            assert r.makespan == oracle
-            _certified(text, sig, warps, r)
-    assert exact >= 15
+    assert exact_and_sound(block_ranking_search, "block-ranking", seed=5, kernels=40) >= 15
 
 
 def _certified(text, sig, warps, r):
-    cert = json.loads(json.dumps(certificate(text, sig, warps, r.schedule, ("block-ranking", r))))
-    assert check(cert).makespan == r.makespan
-    return cert
+    return certified(text, sig, warps, r, "block-ranking")
 
 
 @pytest.mark.parametrize("text,sig,warps,want,form", [
@@ -161,19 +134,7 @@ def test_mutant_without_self_loops_is_caught(monkeypatch):
 
 @pytest.mark.slow
 def test_bound_sound_on_more_random_kernels():
-    rng = random.Random(7)
-    for _ in range(200):
-        text, sig = _random_kernel(rng)
-        k = make_kernel(text, sig)
-        for warps in (1, 3, 5, 8):
-            try:
-                oracle = worst_case(k, warps, timeout=5).makespan
-            except Exception:
-                break
-            r = block_ranking_search(k, warps, budget=3)
-            assert r.upper is None or r.upper >= oracle, (text, sig, warps)
-            if r.exact:
-                assert r.makespan == oracle
+    sound_at_more_warps(block_ranking_search, seed=7, kernels=200)
 
 
 def test_committed_block_ranking_certificate_holds():

@@ -7,17 +7,14 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from warpcheck.cli.makespan.cert import certificate
+from makespan_fixtures import SIGMAS, certified, exact_and_sound, sound_at_more_warps
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.sim.makespan.blocks import LUMPED, BlocksRefused, _Rules, check_blocks, read_blocks
 from warpcheck.sim.makespan.check import CertificateRefused, check
 from warpcheck.sim.makespan.enum import worst_case
-from warpcheck.sim.makespan.replay import replay
 from warpcheck.verify.makespan.phases import LUMP, BlockGraph, block_bound, maximal_blocks, phase_search
-
-SIGMAS = ["1", "2", "3", "1/2", "1/3"]
 
 
 def _random_blocks(k, rng, extra):
@@ -73,38 +70,13 @@ def _reached(k, warps):
     return seen
 
 
-def _random_kernel(rng):
-    n = rng.randint(1, 5)
-    text = "".join(rng.choice("LCM") for _ in range(n))
-    return text, {u: rng.choice(SIGMAS) for u in set(text)}
-
-
 def test_bound_never_below_enumeration_and_exact_claims_hold():
     """On seeded random kernels (sigmas 1/3 .. 3) at W = 1 .. 6: bound >= worst case; exact means equal."""
-    rng = random.Random(12)
-    exact = 0
-    for _ in range(60):
-        text, sig = _random_kernel(rng)
-        k = make_kernel(text, sig)
-        warps = rng.randint(1, 6)
-        try:
-            oracle = worst_case(k, warps, timeout=2).makespan
-        except Exception:
-            continue  # too large for the oracle in this fast loop
-        r = phase_search(k, warps, budget=2)
-        assert r.upper is None or r.upper >= oracle, (text, sig, warps)
-        assert r.makespan <= oracle and replay(r.schedule).makespan == r.makespan
-        if r.exact:
-            exact += 1
-            assert r.makespan == oracle
-            _certified(text, sig, warps, r)
-    assert exact >= 20
+    assert exact_and_sound(phase_search, "blocks", seed=12, kernels=60) >= 20
 
 
 def _certified(text, sig, warps, r):
-    cert = json.loads(json.dumps(certificate(text, sig, warps, r.schedule, ("blocks", r))))
-    assert check(cert).makespan == r.makespan
-    return cert
+    return certified(text, sig, warps, r, "blocks")
 
 
 TARGETS = [("LLLLLL", {"L": "1/3"}, 128, 2304), ("LLLLLLLL", {"L": "1/3"}, 128, 3072),
@@ -189,19 +161,7 @@ def test_mutant_always_leave_is_caught(monkeypatch):
 
 @pytest.mark.slow
 def test_bound_sound_on_more_random_kernels():
-    rng = random.Random(7)
-    for _ in range(300):
-        text, sig = _random_kernel(rng)
-        k = make_kernel(text, sig)
-        for warps in (1, 3, 5, 8):
-            try:
-                oracle = worst_case(k, warps, timeout=5).makespan
-            except Exception:
-                break
-            r = phase_search(k, warps, budget=3)
-            assert r.upper is None or r.upper >= oracle
-            if r.exact:
-                assert r.makespan == oracle
+    sound_at_more_warps(phase_search, seed=7, kernels=300)
 
 
 def test_pumped_block_certificate_proves_the_closed_form_and_refuses_a_bad_pump():

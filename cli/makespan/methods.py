@@ -88,6 +88,12 @@ def ilp(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress)
     return Outcome(r.makespan, r.optimal, sched, 0.0, note)
 
 
+def _outcome(name: str, r: Any, note: str) -> Outcome:
+    """A bound search's result: its run, exact or not, the proof when exact, and the bound it proved."""
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=(name, r) if r.exact else None,
+                   upper=(r.upper, name) if r.upper is not None else None)
+
+
 def deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress) -> Outcome:
     """Deficit accounting over capped counts, refined by caps and by linear invariants."""
     from warpcheck.verify.makespan.cegar import cegar_search
@@ -96,8 +102,7 @@ def deficit(kernel: MkKernel, warps: int, timeout: float | None, progress: Progr
     invs = f", cut by {len(r.invariants)} linear invariant(s)" if r.invariants else ""
     note = (f"deficit bound on unit {r.unit} proved over {r.states} abstract states{invs} and met by a run"
             if r.exact else f"deficit bound {r.upper} not met (best run {r.makespan})")
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("deficit", r) if r.exact else None,
-                   upper=(r.upper, "deficit") if r.upper is not None else None)
+    return _outcome("deficit", r, note)
 
 
 def blocks(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress) -> Outcome:
@@ -107,8 +112,7 @@ def blocks(kernel: MkKernel, warps: int, timeout: float | None, progress: Progre
     r = phase_search(kernel, warps, budget=timeout or BOUND_BUDGET, progress=progress)
     note = (f"deficit bound on unit {r.unit} proved over {r.states} block states and met by a run" if r.exact
             else f"block deficit bound {r.upper} not met (best run {r.makespan})")
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("blocks", r) if r.exact else None,
-                   upper=(r.upper, "blocks") if r.upper is not None else None)
+    return _outcome("blocks", r, note)
 
 
 def ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress) -> Outcome:
@@ -119,8 +123,7 @@ def ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Progr
     invs = f", cut by {len(r.invariants)} linear invariant(s)" if r.invariants else ""
     note = (f"ranking function (linear part {' '.join(map(str, r.linear or []))}) over {r.states} abstract states"
             f"{invs}, met by a run" if r.exact else f"ranking bound {r.upper} not met (best run {r.makespan})")
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("ranking", r) if r.exact else None,
-                   upper=(r.upper, "ranking") if r.upper is not None else None)
+    return _outcome("ranking", r, note)
 
 
 def block_ranking(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress) -> Outcome:
@@ -130,8 +133,7 @@ def block_ranking(kernel: MkKernel, warps: int, timeout: float | None, progress:
     r = block_ranking_search(kernel, warps, budget=timeout or BOUND_BUDGET, progress=progress)
     note = (f"ranking function over {r.states} block states, met by a run" if r.exact
             else f"block ranking bound {r.upper} not met (best run {r.makespan})")
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=("block-ranking", r) if r.exact else None,
-                   upper=(r.upper, "block-ranking") if r.upper is not None else None)
+    return _outcome("block-ranking", r, note)
 
 
 BOUNDS: dict[str, Callable[[MkKernel, int, float | None, Progress], Outcome]] = {
