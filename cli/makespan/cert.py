@@ -86,7 +86,10 @@ def run_check(path: str, as_json: bool) -> int:
     if as_json:
         print(json.dumps({"file": path, "valid": True, **r.__dict__}))
         return 0
-    how = f"abstract states, deficit of unit {r.unit}" if r.unit else "count states, cycles"
+    bound = cert.get("bound") if isinstance(cert, dict) else None
+    what = "block states" if isinstance(bound, dict) and "blocks" in bound else \
+        "abstract states" if r.unit else "count states"
+    how = f"{what}, deficit of unit {r.unit}" if r.unit else f"{what}, cycles"
     print(f"certificate holds: the worst-case makespan of {r.kernel}, W = {r.warps}, is exactly {r.makespan} "
           f"(schedule replayed; upper bound {r.upper} checked over {r.states} {how})")
     if r.every_w_from is not None:

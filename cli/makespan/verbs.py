@@ -49,9 +49,10 @@ def register(sub: Any) -> None:
     p.add_argument("--sigma", action="append", default=[], metavar="U=n|U=1/n",
                    help="warps per cycle on unit type U (repeat for every unit of the kernel)")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="auto (default): enumerate for 2 s (0.25 s above 32 warps), then blocks, deficit and "
-                        "ranking side by side, one worker process each (the first exact answer stops the others), "
-                        "then enumerate on with the last third (all within --timeout, default 120 s); "
+                   help="auto (default): enumerate for 2 s (0.25 s above 32 warps), then three worker processes side "
+                        "by side (blocks then block-ranking; deficit; ranking; the first exact answer stops the "
+                        "others), then, up to 32 warps, enumerate on with the last third (all within --timeout, "
+                        "default 120 s); "
                         "blocks: deficit accounting over runs of same-unit phases (one-cycle kernels); "
                         "block-ranking: a ranking function over those blocks, found by LP; "
                         "deficit: deficit accounting over capped counts, refined by caps and linear invariants; "
