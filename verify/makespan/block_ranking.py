@@ -39,7 +39,7 @@ from warpcheck.models.makespan.sm import CountSM
 from warpcheck.verify.makespan.abstract import BASE, NARROW, WIDE, WIDE_SHARE, Run, first_runs, longer_run, priority_run
 from warpcheck.verify.makespan.phases import Block, BlockGraph, Label, State, affordable, maximal_blocks
 from warpcheck.verify.makespan.pump import Pump, pumped_run
-from warpcheck.verify.makespan.ranking import RankingResult
+from warpcheck.verify.makespan.ranking import RankingResult, potential_score, rationalised
 
 Edge = tuple[State, Label, State]
 
@@ -141,13 +141,8 @@ def block_ranking_bound(kernel: MkKernel, warps: int, blocks: Sequence[Block],
 def _rational(x: list[float], g: BlockGraph, states: list[State], index: dict[State, int], edges: set[Edge],
               warps: int, deadline: float | None) -> BlockRanking | None:
     """Round the LP's floats to small denominators until every row holds exactly."""
-    P = g.P
-    for den in (1, 2, 6, 12, 60, 420, 2520):
-        if deadline is not None and time.monotonic() > deadline:
-            return None
-        c = [Fraction(v).limit_denominator(den) for v in x[:P]]
-        pot = {a: Fraction(x[index[a]]).limit_denominator(den) for a in states}
-        pot = {a: v - pot[g.done] for a, v in pot.items()}
+    table = {a: x[index[a]] for a in states}
+    for c, pot in rationalised(x[:g.P], table, g.done, deadline):
         if exact_drops(g, c, pot, edges):
             return BlockRanking(math.floor(c[0] * warps + pot[g.initial(warps)]), c, pot, g)
     return None
@@ -166,15 +161,8 @@ def exact_drops(g: BlockGraph, c: list[Fraction], pot: dict[State, Fraction], ed
 
 
 def _score(found: BlockRanking) -> Callable[[tuple[int, ...]], tuple[int, float | None]]:
-    """Cycles so far (1 a step) and Psi of the state, in floats: it only ranks the beam."""
-    g = found.graph
-    linear = [float(v) for v in found.linear]
-    pot = {a: float(v) for a, v in found.potential.items()}
-
-    def score(k: tuple[int, ...]) -> tuple[int, float | None]:
-        a = g.alpha(k)
-        return (1, sum(v * n for v, n in zip(linear, k)) + pot[a]) if a in pot else (1, None)
-    return score
+    """Psi of a found bound as a beam score."""
+    return potential_score(found.graph.alpha, found.linear, found.potential)
 
 
 @dataclass

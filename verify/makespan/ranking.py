@@ -33,7 +33,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Hashable, Iterable, Iterator, TypeVar
 
 from warpcheck.encodings.makespan.lp import solve_lp_duals
 from warpcheck.models.makespan.sm import CountSM
@@ -45,6 +45,7 @@ from warpcheck.verify.makespan.abstract import (BASE, NARROW, WIDE, WIDE_SHARE, 
                                                longer_run)
 from warpcheck.verify.makespan.cegar import Invariant, guarded_graph, new_invariants, samples_for
 
+Key = TypeVar("Key", bound=Hashable)  # an abstract state: capped counts, or a block state
 Move = tuple[Abs, Abs, tuple[int, ...]]  # abstract state, next abstract state, warps leaving each phase
 # the bound, the linear part, the table, and the invariants whose excluded entries the table leaves out
 Found = tuple[int, list[Fraction], dict[Abs, Fraction], list[Invariant]]
@@ -135,19 +136,43 @@ def solve_ranking(ag: AbstractGraph, warps: int, deadline: float | None
     return found, flow
 
 
+DENOMINATORS = (1, 2, 6, 12, 60, 420, 2520)  # tried in turn: the LP's optimum is rational with small ones
+
+
+def rationalised(linear: list[float], table: dict[Key, float], done: Key, deadline: float | None
+                 ) -> Iterator[tuple[list[Fraction], dict[Key, Fraction]]]:
+    """The LP's floats as fractions of ever larger denominators (the table shifted to 0 at done), while time lasts.
+
+    The caller checks each candidate exactly and keeps the first that holds.
+    """
+    for den in DENOMINATORS:
+        if deadline is not None and time.monotonic() > deadline:
+            return
+        c = [Fraction(v).limit_denominator(den) for v in linear]
+        g = {a: Fraction(v).limit_denominator(den) for a, v in table.items()}
+        yield c, {a: v - g[done] for a, v in g.items()}
+
+
+def potential_score(alpha: Callable[[tuple[int, ...]], Key], linear: list[Fraction], table: dict[Key, Fraction]
+                    ) -> Callable[[tuple[int, ...]], tuple[int, float | None]]:
+    """Cycles so far (1 a step) and Psi of the state, in floats: it only ranks the beam (the bound is exact)."""
+    lin, g = [float(v) for v in linear], {a: float(v) for a, v in table.items()}
+
+    def score(k: tuple[int, ...]) -> tuple[int, float | None]:
+        a = alpha(k)
+        return (1, sum(v * n for v, n in zip(lin, k)) + g[a]) if a in g else (1, None)
+    return score
+
+
 def _rational(x: list[float], states: list[Abs], moves: list[Move], busy: list[int], warps: int,
               start: Abs, deadline: float | None) -> tuple[int, list[Fraction], dict[Abs, Fraction]] | None:
     """Round the LP's floats to small denominators until the rows hold exactly."""
     P = len(start)
-    for den in (1, 2, 6, 12, 60, 420, 2520):
-        if deadline is not None and time.monotonic() > deadline:
-            return None
-        c = [Fraction(v).limit_denominator(den) for v in x[:P]] + [Fraction(0)]
-        g = {a: Fraction(x[P + i]).limit_denominator(den) for i, a in enumerate(states)}
-        done = g[tuple(0 for _ in range(P))]
-        g = {a: v - done for a, v in g.items()}
-        if all(c[p] >= c[p + 1] for p in busy) and exact_drop(moves, c[:P], g):
-            return math.floor(c[0] * warps + g[start]), c[:P], g
+    table = {a: x[P + i] for i, a in enumerate(states)}
+    for c, g in rationalised(x[:P], table, tuple(0 for _ in range(P)), deadline):
+        cc = c + [Fraction(0)]
+        if all(cc[p] >= cc[p + 1] for p in busy) and exact_drop(moves, c, g):
+            return math.floor(c[0] * warps + g[start]), c, g
     return None
 
 
@@ -262,11 +287,5 @@ def _pumped(kernel: MkKernel, warps: int, caps: Abs, found: Found,
 
 
 def _score(kernel: MkKernel, caps: Abs, found: Found) -> Callable[[tuple[int, ...]], tuple[int, float | None]]:
-    """Cycles so far (1 a step) and Psi of the state, in floats: it only ranks the beam (the bound is exact)."""
-    ag = AbstractGraph(kernel, caps)
-    linear, g = [float(v) for v in found[1]], {a: float(v) for a, v in found[2].items()}
-
-    def score(k: tuple[int, ...]) -> tuple[int, float | None]:
-        a = ag.alpha(k)
-        return (1, sum(v * n for v, n in zip(linear, k)) + g[a]) if a in g else (1, None)
-    return score
+    """Psi of a found bound as a beam score."""
+    return potential_score(AbstractGraph(kernel, caps).alpha, found[1], found[2])
