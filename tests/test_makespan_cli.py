@@ -78,6 +78,29 @@ def test_auto_answers_from_whichever_bound_method_is_exact(capsys):
         assert out["tried"][-1]["method"] == method
 
 
+@pytest.mark.parametrize("kernel,sigma,expected", [
+    ("LLLCLCL", {"C": "1/3", "L": "1"}, True),   # 8W + 3 against 6W of C work
+    ("MLLMMMCC", {"C": "1", "L": "3", "M": "1/2"}, True),  # 9W + 1 against 8W of M work
+    ("LLCLL", {"C": "1", "L": "1"}, False),  # 4W + 1: L's work plus one cycle
+    ("LCLML", {"C": "1/3", "L": "3", "M": "1"}, False),  # 3W + 4: C's work plus four
+])
+def test_auto_tells_steep_kernels_from_the_others(kernel, sigma, expected):
+    """Steep: the worst case outgrows every unit's work, so a deficit bound (one constant for every W) cannot meet it."""
+    from warpcheck.cli.makespan.auto import steep
+    from warpcheck.models.makespan.kernel import parse_kernel, parse_sigmas, transform
+
+    assert steep(transform(parse_kernel(kernel), parse_sigmas(f"{u}={v}" for u, v in sigma.items()))) is expected
+
+
+def test_auto_runs_only_the_ranking_lps_on_a_steep_kernel(capsys):
+    """LLCCM2 is steep (4W + 2 against 2W of L work): blocks and deficit are not started, ranking answers."""
+    argv = ["makespan", "LLCCM2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "M=1", "-W", "40", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["method"], out["makespan"], out["exact"]) == ("ranking", 4 * 40 + 2, True)
+    assert {t["method"] for t in out["tried"]} <= {"enumerate", "block-ranking", "ranking"}
+
+
 def test_a_run_that_is_not_exact_also_reports_the_bound_proved(capsys):
     """Exit 4 with an interval: the best run below, the least bound proved above, the true worst case between."""
     # LCLML is a rates kernel: the ranking bound stays above the worst case (LLCLLL, used before, is now exact)

@@ -37,6 +37,13 @@ SMALL = 32
 # for block-ranking's failed pumps (LLLLLLLL, sigma 3, W = 600: 17.8 s against 2.2 s with blocks first).
 CHAINS: tuple[tuple[tuple[str, float], ...], ...] = (
     (("blocks", 1 / 4), ("block-ranking", 1.0)), (("deficit", 1.0),), (("ranking", 1.0),))
+# Steep kernels (the worst case outgrows every unit's work, by a share of W): a deficit bound (blocks, deficit) is
+# one constant excess for every W, so it cannot follow them; only the ranking LPs run, one core each.  On the random
+# family the cheap runs' excess over the busiest unit grows by 20 or more from 64 to 128 warps on the 8 steep kernels
+# (none of which blocks or deficit ever answered) and by at most 0 on the 42 others.
+STEEP_CHAINS: tuple[tuple[tuple[str, float], ...], ...] = ((("block-ranking", 1.0),), (("ranking", 1.0),))
+STEEP_PROBES = (64, 128)
+STEEP_GROWTH = 1 / 8  # excess cycles per warp between the probes, at least
 PORTFOLIO_SHARE = 2 / 3  # of the time left after the first enumeration, up to SMALL warps; the enumeration has the rest
 LARGE_SHARE = 0.95  # above SMALL warps: an enumeration that did not end in its first quarter second is hopeless
 # there (on the random family at W = 128 every kernel it answers ends in that time); the 5 % left lets a worker
@@ -53,7 +60,8 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
         return "enumerate", out
     share = PORTFOLIO_SHARE if warps <= SMALL else LARGE_SHARE
     until = time.monotonic() + share * max(0.0, deadline - time.monotonic())
-    tried = portfolio(kernel, warps, until, deadline, progress is not None)
+    chains = STEEP_CHAINS if steep(kernel) else CHAINS
+    tried = portfolio(kernel, warps, chains, until, deadline, progress is not None)
     summaries = [o.summary(name) for name, o in tried]
     for name, o in tried:
         if o.exact:
@@ -77,8 +85,18 @@ def cheap_run(kernel: MkKernel, warps: int) -> Outcome:
     return Outcome(len(run), False, from_counts(sm, run), 0.0, "a priority run")
 
 
-def portfolio(kernel: MkKernel, warps: int, until: float, deadline: float, verbose: bool
-              ) -> list[tuple[str, Outcome]]:
+def steep(kernel: MkKernel) -> bool:
+    """Whether the excess of cheap runs over the busiest unit's work grows with W (probes of 64 and 128 warps)."""
+    def excess(warps: int) -> float:
+        work = max(sum(1 if ins.pipelined else ins.latency for ins in kernel.instrs if ins.unit == u) * warps
+                   / kernel.sigma_of(u) for u in kernel.units)  # a non-pipelined instruction holds its unit throughout
+        return len(first_runs(CountSM(kernel, warps))) - work
+    low, high = STEEP_PROBES
+    return excess(high) - excess(low) >= STEEP_GROWTH * (high - low)
+
+
+def portfolio(kernel: MkKernel, warps: int, chains: Sequence[Sequence[tuple[str, float]]], until: float,
+              deadline: float, verbose: bool) -> list[tuple[str, Outcome]]:
     """Run every chain in its own worker until ``until``; stop them all at the first exact answer.
 
     A worker still busy a little past ``until`` (never past ``deadline``, the
@@ -87,9 +105,9 @@ def portfolio(kernel: MkKernel, warps: int, until: float, deadline: float, verbo
     """
     last = min(until + GRACE, deadline)
     ended: list[tuple[str, Outcome]] = []
-    with worker_pool(len(CHAINS)) as pool:
+    with worker_pool(len(chains)) as pool:
         pending: set[Future[list[tuple[str, Outcome]]]] = {
-            pool.submit(chain, steps, kernel, warps, until, verbose) for steps in CHAINS}
+            pool.submit(chain, steps, kernel, warps, until, verbose) for steps in chains}
         while pending:
             finished, pending = wait(pending, timeout=max(0.0, last - time.monotonic()),
                                      return_when=FIRST_COMPLETED)

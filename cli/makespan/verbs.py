@@ -51,7 +51,8 @@ def register(sub: Any) -> None:
     p.add_argument("--method", choices=METHODS, default="auto",
                    help="auto (default): enumerate for 2 s (0.25 s above 32 warps), then three worker processes side "
                         "by side (blocks then block-ranking; deficit; ranking; the first exact answer stops the "
-                        "others), then, up to 32 warps, enumerate on with the last third (all within --timeout, "
+                        "others; two, block-ranking and ranking, on a steep kernel, whose cheap runs outgrow every "
+                        "unit's work), then, up to 32 warps, enumerate on with the last third (all within --timeout, "
                         "default 120 s); "
                         "blocks: deficit accounting over runs of same-unit phases (one-cycle kernels); "
                         "block-ranking: a ranking function over those blocks, found by LP; "
