@@ -126,3 +126,35 @@ def test_a_certificate_checked_past_the_timeout_is_not_written_but_the_answer_is
     out = json.loads(capsys.readouterr().out)
     assert (out["makespan"], out["exact"], out["certificate"]) == (17, True, None)
     assert "not written" in out["note"] and not cert.exists()
+
+
+def test_auto_pairs_one_method_s_bound_with_another_s_run_and_certifies_the_pair():
+    """A bound not met by its own run is met by another method's run: exact, and the certificate holds."""
+    from dataclasses import replace
+
+    from warpcheck.cli.makespan.auto import run_meets_bound
+    from warpcheck.cli.makespan.cert import certificate
+    from warpcheck.cli.makespan.methods import BOUNDS, enumerate_counts
+    from warpcheck.models.makespan.kernel import parse_kernel, parse_sigmas, transform
+    from warpcheck.models.makespan.schedule import from_counts
+    from warpcheck.models.makespan.sm import CountSM
+    from warpcheck.models.makespan.moves import CountMoves
+    from warpcheck.sim.makespan.check import check
+    from warpcheck.verify.makespan.abstract import priority_run
+
+    kernel, warps = transform(parse_kernel("LLCLL"), parse_sigmas(["L=1", "C=1"])), 8
+    ranked = BOUNDS["ranking"](kernel, warps, 30.0, None)
+    truth = enumerate_counts(kernel, warps, None, None)
+    assert ranked.exact and ranked.upper == (truth.makespan, "ranking") and ranked.proof is not None
+    sm = CountSM(kernel, warps)
+    short = priority_run(CountMoves(sm), False)
+    assert len(short) < truth.makespan  # the ranking method's own run, made to fall short
+    shortfall = replace(ranked, makespan=len(short), exact=False, schedule=from_counts(sm, short))
+    other = replace(truth, exact=False, proof=None)  # a run of the worst case, with no bound
+    name, paired = run_meets_bound([("ranking", shortfall), ("enumerate", other)])
+    assert (name, paired.makespan, paired.exact) == ("ranking", truth.makespan, True)
+    cert = certificate("LLCLL", {"L": "1", "C": "1"}, warps, paired.schedule, paired.proof)
+    assert check(cert).makespan == truth.makespan
+    # one cycle short of the bound is no answer
+    shorter = replace(other, makespan=truth.makespan - 1)
+    assert run_meets_bound([("ranking", shortfall), ("enumerate", shorter)]) is None

@@ -89,8 +89,11 @@ def ilp(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress)
 
 
 def _outcome(name: str, r: Any, note: str) -> Outcome:
-    """A bound search's result: its run, exact or not, the proof when exact, and the bound it proved."""
-    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=(name, r) if r.exact else None,
+    """A bound search's result: its run, exact or not, the bound it proved and the search's result behind it.
+
+    The proof is kept even when the run falls short: auto may pair the bound with another method's run.
+    """
+    return Outcome(r.makespan, r.exact, r.schedule, 0.0, note, proof=(name, r) if r.upper is not None else None,
                    upper=(r.upper, name) if r.upper is not None else None)
 
 
