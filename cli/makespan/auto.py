@@ -25,7 +25,7 @@ from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.schedule import from_counts
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.sim.makespan.enum import Enumeration
-from warpcheck.verify.makespan.abstract import first_runs
+from warpcheck.verify.makespan.abstract import first_runs, work
 
 FIRST = 2.0  # seconds of enumeration before the bound methods (small instances end there)
 FIRST_LARGE = 0.25  # the same above SMALL warps, where only trivial kernels end it and the bounds are quicker
@@ -112,9 +112,8 @@ def cheap_run(kernel: MkKernel, warps: int) -> Outcome:
 def steep(kernel: MkKernel) -> bool:
     """Whether the excess of cheap runs over the busiest unit's work grows with W (probes of 64 and 128 warps)."""
     def excess(warps: int) -> float:
-        work = max(sum(1 if ins.pipelined else ins.latency for ins in kernel.instrs if ins.unit == u) * warps
-                   / kernel.sigma_of(u) for u in kernel.units)  # a non-pipelined instruction holds its unit throughout
-        return len(first_runs(CountSM(kernel, warps))) - work
+        busiest = max(work(kernel, u) * warps / kernel.sigma_of(u) for u in kernel.units)
+        return len(first_runs(CountSM(kernel, warps))) - busiest
     low, high = STEEP_PROBES
     return excess(high) - excess(low) >= STEEP_GROWTH * (high - low)
 

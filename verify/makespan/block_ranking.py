@@ -46,20 +46,9 @@ Edge = tuple[State, Label, State]
 
 def labelled_graph(g: BlockGraph, start: State, deadline: float | None) -> set[Edge] | None:
     """Every abstract move reachable from ``start``, with its issue choice (None if the deadline passed)."""
-    edges: set[Edge] = set()
-    todo, seen = [start], {start}
-    while todo:
-        if deadline is not None and len(seen) % 64 == 0 and time.monotonic() > deadline:
-            return None
-        a = todo.pop()
-        if a == g.done:
-            continue
-        for label, b in g.labelled_moves(a):
-            edges.add((a, label, b))
-            if b not in seen:
-                seen.add(b)
-                todo.append(b)
-    return edges
+    if not g.build(start, deadline, labelled=True):
+        return None
+    return {(a, label, b) for a, moves in g.labels.items() for label, b in moves}
 
 
 def inner(blocks: Sequence[Block]) -> list[int]:

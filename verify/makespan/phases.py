@@ -99,6 +99,7 @@ class BlockGraph:
         self.sigma = [s for _, s in kernel.sigma]
         self.of_unit = [[b for b, blk in enumerate(self.blocks) if blk[2] == j] for j in range(len(self.sigma))]
         self.succ: dict[State, list[State]] = {}
+        self.labels: dict[State, set[tuple[Label, State]]] = {}  # build(labelled=True): each move's issue choice
         self._fill: dict[tuple[int, int, int], list[tuple[int, ...]]] = {}
         self.blame: list[State] = []
 
@@ -202,14 +203,23 @@ class BlockGraph:
             self._fill[key] = fills
         return out + self._fill[key]
 
-    def build(self, start: State, deadline: float | None = None) -> bool:
-        """Explore every abstract state reachable from ``start``; False if the deadline passed first."""
+    def build(self, start: State, deadline: float | None = None, labelled: bool = False) -> bool:
+        """Explore every abstract state reachable from ``start``; False if the deadline passed first.
+
+        With ``labelled``, every move's issue choice is kept in ``labels`` too (the ranking LP needs who moved where).
+        """
         todo, seen = [start], {start}
         while todo:
             if deadline is not None and len(self.succ) % 256 == 0 and time.monotonic() > deadline:
                 return False
             a = todo.pop()
-            self.succ[a] = [] if a == self.done else self.moves(a)
+            if a == self.done:
+                self.succ[a] = []
+            elif labelled:
+                self.labels[a] = self.labelled_moves(a)
+                self.succ[a] = list({b for _, b in self.labels[a]})
+            else:
+                self.succ[a] = self.moves(a)
             for b in self.succ[a]:
                 if b not in seen:
                     seen.add(b)
