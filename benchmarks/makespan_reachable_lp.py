@@ -15,6 +15,7 @@ the class of potentials itself is too small.  Docs: ``docs/makespan-steep.md``.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 from warpcheck.encodings.makespan.lp import solve_lp
@@ -22,6 +23,7 @@ from warpcheck.models.makespan.kernel import parse_kernel, parse_sigmas, transfo
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.sim.makespan.enum import worst_case
+from warpcheck.verify.makespan.ranking import move_rows
 
 
 def reachable_bound(kernel: str, sigma: list[str], warps: int, cap: int, timeout: float) -> dict[str, object]:
@@ -29,35 +31,35 @@ def reachable_bound(kernel: str, sigma: list[str], warps: int, cap: int, timeout
     mk = transform(parse_kernel(kernel), parse_sigmas(sigma))
     truth = worst_case(mk, warps)
     sm = CountSM(mk, warps)
-    moves, P = CountMoves(sm), sm.done
-    entry: dict[tuple[int, ...], int] = {}  # capped counts -> LP variable (after the P linear ones)
+    stepper, P = CountMoves(sm), sm.done
 
-    def var(n: tuple[int, ...]) -> int | None:
-        if n[-1] == warps:
-            return None  # all done: Psi = 0
-        return P + entry.setdefault(tuple(min(x, cap) for x in n[:P]), len(entry))
-    rows = []
-    for n in truth.value:
-        if n[-1] == warps:
-            continue
-        for _, nxt in moves.successors(n):
-            terms = {p: n[p] - nxt[p] for p in range(P) if n[p] != nxt[p]}  # c . (n - n') + g(a) - g(a') >= 1
-            here, there = var(n), var(nxt)
-            if here != there:
-                for j, v in ((here, 1), (there, -1)):
-                    if j is not None:
-                        terms[j] = terms.get(j, 0) + v
-            rows.append((list(terms.items()), 1.0))
-    root = tuple([warps] + [0] * P)
-    start = var(root)
-    cost = [0.0] * (P + len(entry))
-    cost[0], cost[start] = float(warps), 1.0  # type: ignore[index]
+    def alpha(n: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(min(x, cap) for x in n[:P])
+    moves = {(alpha(n), alpha(nxt), leaving(n, nxt, P)) for n in truth.value if n[-1] != warps
+             for _, nxt in stepper.successors(n)}
+    entries = sorted({a for a, _, _ in moves} | {b for _, b, _ in moves})
+    index = {a: i for i, a in enumerate(entries)}
+    done, start = alpha((0,) * P + (warps,)), alpha((warps,) + (0,) * P)
+    rows = move_rows(moves, index, P) + [([(P + index[done], -1.0)], 0.0)]  # g(done) = 0 (lower bound 0 below)
+    lower = [-math.inf] * (P + len(entries))
+    lower[P + index[done]] = 0.0
+    cost = [0.0] * (P + len(entries))
+    cost[0], cost[P + index[start]] = float(warps), 1.0
     t = time.monotonic()
-    solved = solve_lp(len(cost), cost, rows, timeout=timeout)
+    solved = solve_lp(len(cost), cost, rows, lower, timeout)
     bound = None if solved is None else sum(c * x for c, x in zip(cost, solved))
     return {"W": warps, "cap": cap, "worst case": truth.makespan, "states": len(truth.value),
-            "entries": len(entry), "rows": len(rows), "LP bound": None if bound is None else round(bound, 3),
+            "entries": len(entries), "moves": len(moves), "LP bound": None if bound is None else round(bound, 3),
             "LP s": round(time.monotonic() - t, 1)}
+
+
+def leaving(n: tuple[int, ...], nxt: tuple[int, ...], phases: int) -> tuple[int, ...]:
+    """Warps leaving each phase in the move n -> nxt (what enters phase p left phase p - 1)."""
+    out, before = [], 0
+    for p in range(phases):
+        before = n[p] - nxt[p] + before
+        out.append(before)
+    return tuple(out)
 
 
 def main() -> None:

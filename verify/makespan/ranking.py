@@ -78,7 +78,8 @@ def graph_moves(ag: AbstractGraph) -> set[Move]:
     return {(a, b, left) for a, ms in ag.succ.items() for left, b in ms}
 
 
-def _rows(moves: list[Move], index: dict[Abs, int], P: int) -> list[tuple[list[tuple[int, float]], float]]:
+def move_rows(moves: Iterable[Move], index: dict[Abs, int], P: int) -> list[tuple[list[tuple[int, float]], float]]:
+    """One LP row per move: sum_p m_p (c_p - c_{p+1}) + g(a) - g(b) >= 1 (c_p at column p, g(a) at P + index[a])."""
     rows = []
     for a, b, left in moves:
         terms: dict[int, float] = {}
@@ -110,7 +111,7 @@ def solve_ranking(ag: AbstractGraph, warps: int, deadline: float | None
     moves = sorted(graph_moves(ag))
     states = sorted(set(ag.succ) | {start, done})
     index = {a: i for i, a in enumerate(states)}
-    rows = _rows(moves, index, P)
+    rows = move_rows(moves, index, P)
     busy = [p for p in range(P) if not sm.phases[p].is_wait]
     rows += [([(p, 1.0)] + ([(p + 1, -1.0)] if p + 1 < P else []), 0.0) for p in busy]
     n = P + len(states)
