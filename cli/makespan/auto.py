@@ -58,10 +58,10 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
     out = enumerate_counts(kernel, warps, max(0.1, min(first, deadline - time.monotonic())), progress, search)
     if out.exact:
         return "enumerate", out
-    sharp = steep(kernel)  # steep kernels' count states grow too fast for the enumeration to end it at 32 warps
-    share = PORTFOLIO_SHARE if warps <= SMALL and not sharp else LARGE_SHARE
+    is_steep = steep(kernel)  # steep kernels' count states grow too fast for the enumeration to end it at 32 warps
+    share = PORTFOLIO_SHARE if warps <= SMALL and not is_steep else LARGE_SHARE
     until = time.monotonic() + share * max(0.0, deadline - time.monotonic())
-    chains = STEEP_CHAINS if sharp else CHAINS
+    chains = STEEP_CHAINS if is_steep else CHAINS
     tried = portfolio(kernel, warps, chains, until, deadline, progress is not None)
     summaries = [o.summary(name) for name, o in tried]
     for name, o in tried:
