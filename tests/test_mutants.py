@@ -59,3 +59,9 @@ def test_a_witness_instruction_keeps_how_often_its_refetch_missed():
     assert "refetch_misses" not in Instr("int", miss=True).to_json()  # version-2 files stay as they were
     with pytest.raises(InputFileError, match="refetch_misses = -1; it must be an integer >= 0"):
         Instr.from_json({"cls": "int", "refetch_misses": -1}, "w")
+
+
+def test_the_harness_reports_a_frontend_kill_with_its_replayed_witness(tmp_path):
+    from warpcheck.cli.frontend.mutation import kill
+    k = kill("pick-when-none", tmp_path, warps=2)
+    assert k.verdict == "killed" and k.replayed and "violation at cycle" in k.evidence

@@ -1,0 +1,27 @@
+"""The front end's mutation suite as the harness runs it: each SWaS mutant proved with the default property."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from warpcheck.cli.frontend.run import ProveJob, prove_job
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.mutants import MUTANTS
+from warpcheck.verify.mutation import Kill
+
+__all__ = ["MUTANTS", "kill"]
+
+
+def kill(name: str, out: Path, warps: int = 4, prop: str = "", timeout: float = 120.0) -> Kill:
+    """Prove mutant ``name`` of SWaS; a kill is a FAIL whose witness replays on the mutant."""
+    m = MUTANTS[name]
+    cfg = SMConfig(warps=warps, design="swas", issue_policy=m.policy or "gtlrr", check_buffer=False)
+    cfg = cfg.with_(**dict(m.config))
+    job = ProveJob(cfg, prop, "auto", 0, timeout, str(out / f"{m.name}.json"), design=m.make(cfg))
+    t = time.monotonic()
+    o = prove_job(job)
+    cycle = o.replays[0].first_violation if o.replays else None
+    evidence = f"{Path(o.witness_path).name}, violation at cycle {cycle}" if o.witness_path else o.result.label
+    return Kill(m.name, m.breaks, f"prove --design swas --policy {cfg.issue_policy} --warps {warps} "
+                f"--property {job.prop}", o.result.status.value, m.equivalent, evidence,
+                replayed=cycle is not None, seconds=time.monotonic() - t)

@@ -1,0 +1,66 @@
+"""Never prove a design against itself: in every domain, the reference imports nothing of the design.
+
+For each domain, the modules that make the design and the modules that make its
+reference are listed; the reference's imports within the project, followed
+transitively, must reach none of the design's.  Shared inputs (configurations,
+errors, the transition-system record) are where the walk stops: they describe
+the input, not the behaviour.  A new domain adds its row here.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The vocabulary both sides may share: what the input is, never what the hardware does with it.
+SHARED = {"models.errors", "models.ts", "models.files", "models.file_schemas", "models.frontend.config",
+          "models.kernels.kernel"}
+
+DOMAINS: dict[str, tuple[list[str], list[str]]] = {
+    # domain: (design modules, reference modules)
+    "frontend": (["models.frontend.design", "models.frontend.policies", "models.frontend.oracles",
+                  "models.frontend.open_warp"],
+                 ["models.frontend.reference", "models.frontend.reference_policies"]),
+}
+
+
+def _file(mod: str) -> Path:
+    base = ROOT.joinpath(*mod.split("."))
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+
+
+def _project_imports(mod: str) -> set[str]:
+    out = set()
+    for node in ast.walk(ast.parse(_file(mod).read_text())):
+        names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
+            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        out |= {n.removeprefix("warpcheck.") for n in names if n.startswith("warpcheck.")}
+    return out
+
+
+def reached(mod: str) -> set[str]:
+    """Every project module ``mod`` imports, transitively, stopping at the shared vocabulary."""
+    seen, todo = set(), [mod]
+    while todo:
+        m = todo.pop()
+        if m in seen or m in SHARED:
+            continue
+        seen.add(m)
+        todo += _project_imports(m)
+    return seen - {mod}
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_reference_imports_nothing_of_the_design(domain):
+    design, references = DOMAINS[domain]
+    for mod in design + references:
+        assert _file(mod).exists(), f"{domain}: {mod} is listed but does not exist"
+    bad = {ref: sorted(reached(ref) & set(design)) for ref in references}
+    assert not any(bad.values()), f"{domain}: references import the design: {bad}"
+
+
+def test_the_walk_sees_an_import_of_the_design():
+    assert "models.frontend.design" in reached("models.frontend.oracles")  # the test can fail
