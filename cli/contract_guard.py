@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from warpcheck.models.files import atomic_write_text
 
-EXIT_BAD_INPUT, EXIT_ERROR, EXIT_TIMEOUT, EXIT_INTERRUPTED = 2, 5, 4, 130
+EXIT_BAD_INPUT, EXIT_ERROR, EXIT_TIMEOUT, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_TERMINATED = 2, 5, 4, 130, 141, 143
 
 
 class RunTimeout(BaseException):
@@ -49,7 +49,9 @@ GUARDING: list[bool] = []  # non-empty while guarded() has its handlers installe
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
-    """Raise KeyboardInterrupt (SIGINT) or RunTimeout (SIGALRM), but never inside a finaliser.
+    """Raise KeyboardInterrupt (SIGINT, SIGTERM) or RunTimeout (SIGALRM), but never inside a finaliser.
+
+    SIGTERM takes the path of Ctrl-C, so that workers and solvers are stopped the same way.
 
     Python ignores an exception raised in ``__del__`` (Z3's objects free
     themselves there), which would lose the signal: deliver it again shortly.
@@ -58,7 +60,7 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     if _in_finaliser(frame):
         _deliver_again(signum)
         return
-    raise KeyboardInterrupt if signum == signal.SIGINT else RunTimeout
+    raise RunTimeout if signum == signal.SIGALRM else KeyboardInterrupt
 
 
 def _deliver_again(signum: int) -> None:
@@ -91,7 +93,7 @@ def _quiet_after_stop(unraisable: Any) -> None:
 
 
 def stopped_by() -> int | None:
-    """The signal (SIGINT or SIGALRM) that ended the run, if one did."""
+    """The signal (SIGINT, SIGTERM or SIGALRM) that ended the run, if one did."""
     return STOPPED.get("signal")
 
 
@@ -120,7 +122,7 @@ def guarded(timeout: float | None, started: float) -> Iterator[None]:
     r, w = os.pipe()
     os.set_blocking(w, False)
     old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
-    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGALRM, signal.SIGINT)
+    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM)
            if signal.getsignal(s) is not signal.SIG_IGN}  # SIGINT ignored (nohup, `cmd &`) stays ignored
     threading.Thread(target=_watch, args=(r,), daemon=True, name="warpcheck-watchdog").start()
     GUARDING.append(True)

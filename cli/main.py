@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import signal
 import sys
 import time
@@ -30,7 +31,8 @@ VERB_MODULES = [
 ]
 
 EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR (a bug of
-the kit: a crash report is written), 130 interrupted (Ctrl-C)"""
+the kit: a crash report is written), 130 interrupted (Ctrl-C), 141 output pipe closed by its reader,
+143 terminated (SIGTERM)"""
 
 # Output files and folders of each verb (verb, action) -> (option, kind, default when not given):
 # checked before any work starts.
@@ -51,6 +53,8 @@ CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
     ("wcet", "max_loop_bound"): (MAX_LOOP_BOUND,
                                  "past it the two IPET solvers' floating-point answers no longer agree"),
 }
+# Input files of each verb: an output may never be one of them (nor another output of the same run).
+INPUTS = ("kernel", "witness", "job", "config", "bounds", "inputs", "check", "workloads")
 PER_TASK_TIMEOUT = {"demo", "run"}  # their --timeout is per proof, not a budget for the whole run
 
 
@@ -98,10 +102,33 @@ def _check_args(args: argparse.Namespace) -> None:
         value = getattr(args, option, None) if args.verb == verb else None
         if isinstance(value, int) and value > ceiling:
             raise _BadOption(f"--{option.replace('_', '-')} {value} is above the ceiling of {ceiling} ({why})")
-    for option, kind, default in OUTPUTS.get((args.verb, getattr(args, "action", None)), []):
-        path = getattr(args, option, None) or default
-        if path is not None:
-            check_writable(path, f"--{option}", folder=kind == "folder")
+    outputs = OUTPUTS.get((args.verb, getattr(args, "action", None)), [])
+    taken = _input_paths(args, {option for option, _, _ in outputs})
+    for option, kind, default in outputs:
+        given = getattr(args, option, None)
+        if given is not None and not str(given).strip():
+            raise _BadOption(f"--{option} is empty; give a path, or leave the option out for the default")
+        path = given or default
+        if path is None:
+            continue
+        real = os.path.realpath(path)
+        if real in taken:
+            raise _BadOption(f"--{option} {path} is also {taken[real]}; give another path, it would be overwritten")
+        check_writable(path, f"--{option}", folder=kind == "folder")
+        taken[real] = f"the path of --{option}"
+
+
+def _input_paths(args: argparse.Namespace, outputs: set[str]) -> dict[str, str]:
+    """The files this run reads (real path -> how the user named it), to keep outputs off them."""
+    found: dict[str, str] = {}
+    for name in INPUTS:
+        if name in outputs:  # `prove --witness` writes; `replay WITNESS` reads
+            continue
+        value = getattr(args, name, None)
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and v and os.path.isfile(v):
+                found[os.path.realpath(v)] = f"the input {v}"
+    return found
 
 
 class _BadOption(WarpcheckError):
@@ -139,6 +166,9 @@ def _stopped(args: argparse.Namespace) -> int:
     if guard.stopped_by() == signal.SIGALRM:
         return _end(args, guard.EXIT_TIMEOUT, "TIMEOUT",
                     f"the run did not finish within --timeout {args.timeout:g} s (set-up included)")
+    if guard.stopped_by() == signal.SIGTERM:
+        return _end(args, guard.EXIT_TERMINATED, "TERMINATED", "stopped by SIGTERM; nothing partial was written",
+                    "terminated")
     return _end(args, guard.EXIT_INTERRUPTED, "INTERRUPTED", "stopped by Ctrl-C; nothing partial was written",
                 "interrupted")
 
@@ -160,14 +190,16 @@ def main(argv: list[str] | None = None) -> int:
         _check_args(args)
         with guard.guarded(_budget(args), started):
             sys.stdout = _Watched(stdout)  # type: ignore[assignment]
-            return int(args.func(args))
+            code = int(args.func(args))
+            stdout.flush()  # a reader that went away shows here, not at exit
+            return code
     except WarpcheckError as e:
         return _end(args, guard.EXIT_BAD_INPUT, "BAD_INPUT", str(e), "error")
     except (guard.RunTimeout, KeyboardInterrupt):
         return _stopped(args)
-    except BrokenPipeError:  # output piped into head and the like: stop quietly
-        sys.stderr.close()
-        return 0
+    except BrokenPipeError:  # output piped into head and the like: the verdict was not all read
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())  # no second error at exit
+        return guard.EXIT_BROKEN_PIPE
     except Exception as e:  # noqa: BLE001 - a bug of the kit: ERROR, never a verdict
         if guard.stopped_by() is not None:  # the signal surfaced as another exception (e.g. inside ctypes)
             return _stopped(args)

@@ -431,3 +431,41 @@ def test_an_atomically_written_file_gets_the_usual_mode_not_the_temporary_files(
         assert [p.name for p in tmp_path.iterdir()] == ["w.json"]  # no temporary file left behind
     finally:
         os.umask(mask)
+
+
+# --- issue 20: no exit 0 without a check, no user file overwritten -------------------------------------------
+
+def _cli(args, cwd):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "warpcheck.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("args", [
+    ["replay", "w.json", "--vcd", "w.json"],
+    ["prove", "--witness", "same.json", "--vcd", "same.json"],
+    ["cfg", "k.ptx", "--dot", "k.ptx"],
+    ["prove", "--witness", ""],
+    ["prove", "--design", "baseline", "--fetch", "lrr", "--issue", "gtlrr", "--warps", "2", "--prologue", "30",
+     "--depth", "20", "--engine", "bmc"],
+])
+def test_an_output_on_an_input_or_a_check_of_nothing_is_bad_input(args, tmp_path):
+    (tmp_path / "w.json").write_text("{}")
+    (tmp_path / "k.ptx").write_text(".version 7.0\n")
+    before = {f.name: f.read_bytes() for f in tmp_path.iterdir()}
+    r = _cli(args, tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (r.returncode, r.stderr)
+    assert {f.name: f.read_bytes() for f in tmp_path.iterdir()} == before  # nothing written, nothing replaced
+
+
+def test_a_fail_piped_into_a_reader_that_stops_is_never_exit_0(tmp_path):
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "warpcheck.cli", "prove", "--design", "baseline", "--fetch", "lrr", "--issue",
+           "gtlrr", "--warps", "2", "--quiet"]
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert p.stdout is not None
+    p.stdout.close()  # the reader is gone before the verdict is written
+    p.wait(timeout=300)
+    assert p.returncode in (1, 141), p.returncode

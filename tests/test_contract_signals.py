@@ -71,3 +71,52 @@ def test_an_alarm_that_lands_in_a_weakref_callback_still_ends_the_run():
             del thing
             time.sleep(5)
     assert ref() is None and time.monotonic() - start < 2
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("name", ["prove", "demo", "run"])
+def test_sigterm_stops_the_verb_and_its_workers_like_ctrl_c(name, tmp_path):
+    (tmp_path / "job.toml").write_text(JOB)
+    p = subprocess.Popen([sys.executable, "-m", "warpcheck.cli", *LONG_RUNS[name]], cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    workers: list[int] = []
+    for _ in range(100):  # wait (by polling, up to 10 s) until the verb has started its workers
+        time.sleep(0.1)
+        workers = _children(p.pid)
+        if workers or p.poll() is not None:
+            break
+    assert p.poll() is None and workers, f"{name} started no worker: {p.communicate()}"
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    assert p.returncode == 143, (p.returncode, err[-2000:])
+    assert "Traceback" not in err and "terminated" in err.strip().splitlines()[-1]
+    for _ in range(50):  # the workers are killed at once; give the kernel a moment to reap them
+        if not any(_alive(w) for w in workers):
+            break
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)], "workers outlived the verb"
+    assert not [f for f in tmp_path.rglob("*") if f.name.endswith(".tmp")]

@@ -48,7 +48,10 @@ class ProveJob:
                               "drop launches (late launches are for simulate --kernels and qaws)")
         self.prop = self.prop or ("oracle" if self.all_warps else default_property(self.config.design))
         get_property(self.prop).checked(FrontEnd(self.config))  # a property the design lacks is bad input
-        self.depth = self.depth or default_depth(self.config)
+        if self.depth and self.prologue >= self.depth:
+            raise ConfigError(f"--prologue {self.prologue} leaves no cycle to check within --depth {self.depth}; "
+                              "give a depth larger than the prologue, or leave --depth out")
+        self.depth = self.depth or default_depth(self.config) + self.prologue  # cycles checked after the prologue
 
 
 def default_depth(config: SMConfig) -> int:
@@ -124,7 +127,9 @@ def _engine_run(job: ProveJob, progress: Progress) -> Result:
     ts = get_property(job.prop).checked(job.design or FrontEnd(job.config))
     if job.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
         pts = Prologue(ts, job.prologue + 1)
-        return engine(job.engine)(pts, pts.guard(ts.agree), job.depth, timeout, progress=progress)
+        r = engine(job.engine)(pts, pts.guard(ts.agree), job.depth, timeout, progress=progress)
+        r.message = "; ".join(filter(None, [r.message, f"cycles 0 .. {job.prologue - 1} not checked (--prologue)"]))
+        return r
     return engine(job.engine)(ts, ts.agree, job.depth, timeout, progress=progress)
 
 
