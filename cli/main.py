@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from warpcheck.cli import contract_guard as guard
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.file_schemas import MAX_LOOP_BOUND
+from warpcheck.models.file_schemas import MAX_LOOP_BOUND, MAX_REPLAY_CYCLES
 from warpcheck.models.files import check_writable
 
 # Each module defines register(subparsers); its parser's func(args) returns the exit code.
@@ -47,7 +47,7 @@ OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
 }
 # Sizes with a hard ceiling, the largest value allowed and why (refused up front, exit 2).
 CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
-    ("replay", "cycles"): (10_000, "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
+    ("replay", "cycles"): (MAX_REPLAY_CYCLES, "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
     ("simulate", "warps"): (64, "an SM holds at most 64 warps; a run at W = 64 already takes about a minute"),
     ("simt", "max_steps"): (10**6, "a warp runs about 3,000 blocks/s: more would take over 5 minutes"),
     ("wcet", "max_loop_bound"): (MAX_LOOP_BOUND,

@@ -18,6 +18,8 @@ from warpcheck.models.errors import InputFileError
 MAX_WARPS = 1024
 MAX_STAGE = 64  # t_fetch, t_decode, ibuffer entries, threads of a warp
 MAX_LATENCY = 100_000
+MAX_REPLAY_CYCLES = 10_000  # a witness violates within its first cycles (as `replay --cycles`)
+MAX_TIMEOUT = 10**6  # seconds (11 days): a longer budget is no bound
 
 
 
@@ -66,8 +68,8 @@ class WitnessFile(_Strict):
     version: Literal[2]
     config: dict[str, Any]
     property: str = "oracle"
-    cycle: int | None = Field(default=None, ge=0)
-    prologue: int = Field(default=0, ge=0)
+    cycle: int | None = Field(default=None, ge=0, le=MAX_REPLAY_CYCLES)
+    prologue: int = Field(default=0, ge=0, le=MAX_REPLAY_CYCLES)
     note: dict[str, Any] = {}
     initial_ibuffer: list[list[InstrRecord]]
     streams: list[list[InstrRecord]]
@@ -82,7 +84,7 @@ class JobTask(_Strict):
     property: str | None = None
     engine: str | None = None
     depth: int | None = Field(default=None, ge=0, le=10_000)
-    timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    timeout: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT, allow_inf_nan=False)
     policy: str | None = None
     fetch: str | None = None
     issue: str | None = None

@@ -33,6 +33,8 @@ def load_toml(path: str | Path, what: str) -> dict[str, Any]:
         return tomllib.loads(read_text(path, what))
     except tomllib.TOMLDecodeError as e:
         raise InputFileError(f"{path}: malformed TOML: {e}") from None
+    except RecursionError:
+        raise InputFileError(f"{path}: nested too deeply to be a {what}") from None
 
 
 def load_json(path: str | Path, what: str) -> Any:

@@ -469,3 +469,27 @@ def test_a_fail_piped_into_a_reader_that_stops_is_never_exit_0(tmp_path):
     p.stdout.close()  # the reader is gone before the verdict is written
     p.wait(timeout=300)
     assert p.returncode in (1, 141), p.returncode
+
+
+NESTED_JSON = "[" * 200_000 + "]" * 200_000
+NESTED_TOML = "a = " + "[" * 5_000 + "]" * 5_000 + "\n"
+TASK = '[[task]]\nname = {name}\ndesign = "swas"\npolicy = "gtlrr"\nexpect = "pass"\ntimeout = {timeout}\n'
+
+
+@pytest.mark.parametrize("files,args,says", [
+    ({"c.json": NESTED_JSON}, ["makespan", "--check", "c.json"], "nested too deeply"),
+    ({"j.toml": NESTED_TOML}, ["run", "j.toml"], "nested too deeply"),
+    ({"b.toml": NESTED_TOML}, ["wcet", "k.sass", "--bounds", "b.toml"], "nested too deeply"),
+    ({"s.toml": "[[sm]]\nwarps = 2\n"}, ["prove", "--config", "s.toml"], "must be one table"),
+    ({"j.toml": TASK.format(name='"a\\u0000b"', timeout=1)}, ["run", "j.toml"], "is not allowed"),
+    ({"j.toml": TASK.format(name='"' + "n" * 300 + '"', timeout=1)}, ["run", "j.toml"], "is not allowed"),
+    ({"j.toml": TASK.format(name='"a"', timeout="1e300")}, ["run", "j.toml"], "ceiling"),
+    ({"w.json": '{"format": "warpcheck-witness", "version": 2, "config": {}, "cycle": 1000000000000, '
+                '"initial_ibuffer": [], "streams": []}'}, ["replay", "w.json"], "ceiling"),
+])
+def test_values_read_from_files_have_the_ceilings_of_options(files, args, says, tmp_path):
+    (tmp_path / "k.sass").write_text((EXAMPLES / "sass" / "loop.sass").read_text())
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    r = _cli(args, tmp_path)
+    assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (r.returncode, r.stderr[-500:])

@@ -22,12 +22,16 @@ from warpcheck.verify.result import Status
 EXPECT = {"pass": Status.PASS, "fail": Status.FAIL}
 
 
+MAX_TASK_NAME = 100  # it names a file; most file systems end at 255 bytes, with room for the suffix
+
+
 def _task(raw: dict[str, Any], defaults: dict[str, Any], where: str, out: str) -> tuple[str, ProveJob, Status]:
     task = validated(JobTask, {**defaults, **raw}, f"{where}: task {raw.get('name', '(no name)')!r}")
     name = task.name
     if name is None:
         raise InputFileError(f"{where}: every [[task]] needs a name (a non-empty string)")
-    if Path(name).name != name or name.startswith(".") or "\\" in name:
+    if (Path(name).name != name or name.startswith(".") or "\\" in name or len(name) > MAX_TASK_NAME
+            or any(ord(ch) < 32 for ch in name)):
         raise InputFileError(f"{where}: task name {name!r} is not allowed; it names the witness file in --out, "
                              "so use letters, digits, '-' and '_' (no '/', no leading '.')")
     if task.expect not in EXPECT:

@@ -73,6 +73,8 @@ def load(path: str) -> Any:
         raise ConfigError(f"--check {path!r}: cannot read it ({e.strerror})") from None
     except ValueError as e:
         raise ConfigError(f"--check {path!r}: not JSON ({e})") from None
+    except RecursionError:
+        raise ConfigError(f"--check {path!r}: nested too deeply to be a certificate") from None
 
 
 def run_check(path: str, as_json: bool) -> int:

@@ -140,6 +140,8 @@ def _validate_launches(c: SMConfig) -> None:
 
 def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -> SMConfig:
     """Build a configuration from a TOML table or JSON object, naming unknown keys."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where}: the configuration must be one table ([sm]), not {type(data).__name__}")
     known = {f.name for f in fields(SMConfig)}
     extra = sorted(set(data) - known)
     if extra:
