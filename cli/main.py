@@ -48,6 +48,7 @@ OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
 # Sizes with a hard ceiling, the largest value allowed and why (refused up front, exit 2).
 CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
     ("replay", "cycles"): (MAX_REPLAY_CYCLES, "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
+    ("demo", "warps"): (64, "the demo proves each design at W warps; past 64 a proof needs hours and gigabytes"),
     ("simulate", "warps"): (64, "an SM holds at most 64 warps; a run at W = 64 already takes about a minute"),
     ("simt", "max_steps"): (10**6, "a warp runs about 3,000 blocks/s: more would take over 5 minutes"),
     ("wcet", "max_loop_bound"): (MAX_LOOP_BOUND,

@@ -72,11 +72,18 @@ def _policies(text: str | None, default: list[str], option: str) -> list[str]:
     return names
 
 
+MAX_ICACHE_LINES, MAX_ICACHE_LINE = 4096, 64
+
+
 def _icache(text: str) -> tuple[int, int]:
     parts = text.lower().split("x")
     if len(parts) != 2 or not all(x.isdigit() and int(x) >= 1 for x in parts):
         raise ConfigError(f"--icache {text!r} is not LINESxSIZE with both >= 1; write e.g. --icache 16x4")
-    return int(parts[0]), int(parts[1])
+    lines, size = int(parts[0]), int(parts[1])
+    if lines > MAX_ICACHE_LINES or size > MAX_ICACHE_LINE:
+        raise ConfigError(f"--icache {text!r} is above the ceiling of {MAX_ICACHE_LINES}x{MAX_ICACHE_LINE} "
+                          "(lines x instructions per line); an SM's I-cache is a few KiB")
+    return lines, size
 
 
 def _base_config(a: argparse.Namespace) -> SMConfig:

@@ -12,6 +12,7 @@ from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, CostModel
 from warpcheck.models.errors import ConfigError, InputFileError
 from warpcheck.models.file_schemas import MAX_LOOP_BOUND, KernelInputsFile, LoopBoundsFile, validated
 from warpcheck.models.files import atomic_write_text, load_json, load_toml
+from warpcheck.models.files import read_text
 from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.kernels.ptx import parse_ptx_module
 from warpcheck.models.kernels.sass import parse_sass
@@ -22,10 +23,7 @@ KERNEL_HELP = "a PTX file (nvcc -ptx) or a SASS-style listing (.sass) with SSY/S
 
 def load_kernel(path: str, entry: str | None = None) -> Kernel:
     """Read and parse a kernel file; pick the kernel named by ``entry`` in a module with several."""
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputFileError(f"cannot read kernel file {path!r} ({getattr(e, 'strerror', None) or e}); give a readable PTX or .sass file")
+    text = read_text(path, "kernel file")  # bounded: /dev/zero or a runaway file is refused
     is_ptx = path.endswith(".ptx") or (not path.endswith(".sass") and (".entry" in text or ".version" in text))
     if not is_ptx:
         kernels = parse_sass(text, path)
