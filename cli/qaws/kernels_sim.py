@@ -11,6 +11,7 @@ from warpcheck.sim.qaws.kernels_run import POLICY_OF, Kernel, MultiRun, run_kern
 from warpcheck.sim.frontend.suite import resolve
 
 DEFAULT_POLICIES = ("lrr", "gto", "qaws")
+MAX_SM_WARPS = 64  # as simulate --warps
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -46,6 +47,9 @@ def kernels_from_args(a: argparse.Namespace, base: SMConfig) -> list[Kernel]:
     budgets = _assignments(a.budget, names, "--budget", 1)
     launches = _assignments(a.launch, names, "--launch", 0)
     warps = a.warps if a.warps is not None else 4 * len(specs)
+    if warps > MAX_SM_WARPS:
+        raise ConfigError(f"--kernels: {len(specs)} kernel(s) of {warps // max(1, len(specs))} warps make {warps} warps, "
+                          f"above the ceiling of {MAX_SM_WARPS} (an SM holds at most {MAX_SM_WARPS} warps)")
     if not specs or warps < len(specs) or warps % len(specs):
         raise ConfigError(f"--warps {warps} does not split evenly over {len(specs)} kernel(s); "
                           f"give a multiple of {max(1, len(specs))}")
