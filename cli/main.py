@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import os
 import signal
 import sys
@@ -56,7 +57,7 @@ CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
 }
 # Input files of each verb: an output may never be one of them (nor another output of the same run).
 INPUTS = ("kernel", "witness", "job", "config", "bounds", "inputs", "check", "workloads")
-PER_TASK_TIMEOUT = {"demo", "run"}  # their --timeout is per proof, not a budget for the whole run
+PER_TASK_TIMEOUT = {"demo"}  # their --timeout is per proof, not a budget for the whole run
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,7 +84,37 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+    for verb, verb_parser in sub.choices.items():
+        _give_timeout(verb, verb_parser)
     return parser
+
+
+# The whole-run budget of verbs that set none of their own (seconds): every run ends, whatever its input.
+DEFAULT_BUDGET = {"run": 86_400.0}
+DEFAULT_BUDGET_OTHERS = 600.0
+
+
+def _give_timeout(verb: str, p: argparse.ArgumentParser) -> None:
+    """Add ``--timeout`` with a default to a verb (and its actions) that has none."""
+    nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+    for action in nested:
+        for sub_parser in action.choices.values():
+            _give_timeout(verb, sub_parser)
+    if nested or any("--timeout" in a.option_strings for a in p._actions):
+        return
+    default = DEFAULT_BUDGET.get(verb, DEFAULT_BUDGET_OTHERS)
+    p.add_argument("--timeout", type=_seconds, default=default, metavar="S",
+                   help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {default:g})")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive, finite number of seconds")
+    return value
 
 
 def _version() -> str:
@@ -137,7 +168,8 @@ class _BadOption(WarpcheckError):
 
 
 def _budget(args: argparse.Namespace) -> float | None:
-    timeout = getattr(args, "timeout", None)
+    budget_of = getattr(args, "budget_of", None)  # a verb whose default budget depends on its other options
+    timeout = budget_of(args) if budget_of is not None else getattr(args, "timeout", None)
     return None if args.verb in PER_TASK_TIMEOUT or not timeout or timeout <= 0 else float(timeout)
 
 

@@ -493,3 +493,28 @@ def test_values_read_from_files_have_the_ceilings_of_options(files, args, says, 
         (tmp_path / name).write_text(text)
     r = _cli(args, tmp_path)
     assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (r.returncode, r.stderr[-500:])
+
+
+def test_every_verb_has_a_timeout_with_a_default():
+    import argparse
+
+    from warpcheck.cli.main import build_parser
+
+    def leaves(p, name):
+        subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            yield name, p
+        for a in subs:
+            for n, q in a.choices.items():
+                yield from leaves(q, f"{name} {n}".strip())
+
+    missing = [n for n, p in leaves(build_parser(), "")
+               if not any("--timeout" in a.option_strings and (a.default or p.get_default("budget_of"))
+                          for a in p._actions)]
+    assert not missing, f"verbs without a default --timeout: {missing}"
+
+
+def test_analyze_of_a_huge_grid_ends_at_its_timeout(tmp_path):
+    r = _cli(["analyze", str(EXAMPLES / "reorder" / "paper_example.ptx"), "--grid", "4096", "--block", "1024",
+              "--param", "in=0", "--timeout", "1"], tmp_path)
+    assert r.returncode == 4 and "TIMEOUT" in r.stderr, (r.returncode, r.stderr[-300:])

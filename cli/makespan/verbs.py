@@ -10,7 +10,7 @@ from typing import Any
 from warpcheck.cli.contract_guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
 from warpcheck.cli.makespan.cert import CERTIFYING, certificate, run_check, write
-from warpcheck.cli.makespan.methods import Outcome, exact, to_stderr
+from warpcheck.cli.makespan.methods import BOUND_BUDGET, SMT_BUDGET, Outcome, exact, to_stderr
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.makespan.kernel import (MkKernel, approximation, check_warps, parse_kernel, parse_sigmas,
                                               pessimistic, transform)
@@ -65,13 +65,14 @@ def register(sub: Any) -> None:
     p.add_argument("--x", type=int, default=None, help="x of the approximation T^(W,x) (default min(W, 4))")
     p.add_argument("--timeout", type=float, default=None, help="seconds for the exact search (default: auto 120, "
                    "smt/optimize/ilp 300, "
-                   "blocks, block-ranking, deficit and ranking 60, enumerate none)")
+                   "blocks, block-ranking, deficit and ranking 60, enumerate 3600; the whole run stops with TIMEOUT "
+                   "shortly after)")
     p.add_argument("--certificate", metavar="FILE", help="write a certificate of the exact answer (JSON: the "
                    "schedule and the upper-bound potential); methods auto, enumerate, blocks, block-ranking, deficit and ranking")
     p.add_argument("--check", metavar="FILE", help="check a certificate instead of searching: exit 0 if it "
                    "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, budget_of=whole_run_budget)
 
 
 def _kernel(args: argparse.Namespace) -> MkKernel:
@@ -215,3 +216,15 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
         print(render(schedule))
     else:
         print(f"  {schedule.makespan} cycles x {schedule.warps} warps: too large to print; use --json")
+
+
+ENUMERATE_BUDGET = 3600.0  # the exhaustive search has no budget of its own: the run's backstop
+
+
+def whole_run_budget(args: argparse.Namespace) -> float:
+    """The run's budget when --timeout is not given: the method's own, so that every run ends."""
+    if args.timeout:
+        return float(args.timeout)
+    own = {"auto": AUTO_BUDGET, "smt": SMT_BUDGET, "optimize": SMT_BUDGET, "ilp": SMT_BUDGET,
+           "enumerate": ENUMERATE_BUDGET}
+    return own.get(getattr(args, "method", "auto") or "auto", BOUND_BUDGET)
