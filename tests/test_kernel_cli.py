@@ -113,4 +113,4 @@ def test_a_file_that_is_not_text_is_refused_in_one_line(capsys, tmp_path):
     binary = tmp_path / "kernel.cubin"
     binary.write_bytes(b"\x7fELF\xff\xfe\x00\x81")
     code, out, err = run(capsys, "cfg", binary)
-    assert code == 2 and out == "" and "cannot read kernel file" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and out == "" and "is not UTF-8 text" in err and len(err.strip().splitlines()) == 1
