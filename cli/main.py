@@ -198,7 +198,7 @@ def _end(args: argparse.Namespace, code: int, status: str, message: str, label: 
 def _stopped(args: argparse.Namespace) -> int:
     if guard.stopped_by() == signal.SIGALRM:
         return _end(args, guard.EXIT_TIMEOUT, "TIMEOUT",
-                    f"the run did not finish within --timeout {args.timeout:g} s (set-up included)")
+                    f"the run did not finish within --timeout {_budget(args) or 0:g} s (set-up included)")
     if guard.stopped_by() == signal.SIGTERM:
         return _end(args, guard.EXIT_TERMINATED, "TERMINATED", "stopped by SIGTERM; nothing partial was written",
                     "terminated")

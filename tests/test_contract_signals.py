@@ -120,3 +120,19 @@ def test_sigterm_stops_the_verb_and_its_workers_like_ctrl_c(name, tmp_path):
         time.sleep(0.1)
     assert not [w for w in workers if _alive(w)], "workers outlived the verb"
     assert not [f for f in tmp_path.rglob("*") if f.name.endswith(".tmp")]
+
+
+def test_ctrl_c_stops_a_highs_ilp_long_before_its_budget(tmp_path):
+    """HiGHS runs in its own thread: the signal is not held until the ILP (300 s budget) ends."""
+    p = subprocess.Popen([sys.executable, "-m", "warpcheck.cli", "makespan", "LCLCLLLL", "--warps", "16", "--sigma",
+                          "L=1/2", "--sigma", "C=1", "--method", "ilp"], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(4)
+    assert p.poll() is None, p.communicate()
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=60)  # far below the ILP's budget, whatever the machine's load
+    finally:
+        p.kill()
+    assert p.returncode == 130 and "interrupted" in err.strip().splitlines()[-1], (p.returncode, err[-500:])

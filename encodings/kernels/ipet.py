@@ -238,7 +238,7 @@ def solve_highs(prob: IpetProblem, options: Mapping[str, float] | None = None) -
     """Maximise the same IPET objective with HiGHS (integer program, solved to optimality)."""
     import highspy
 
-    from warpcheck.encodings.highs_quiet import quiet_highs
+    from warpcheck.encodings.highs_quiet import quiet_highs, run_interruptible
 
     start = time.perf_counter()
     h = quiet_highs()
@@ -255,7 +255,7 @@ def solve_highs(prob: IpetProblem, options: Mapping[str, float] | None = None) -
     for coef, rhs in prob.inequalities:
         h.addRow(-inf, rhs, len(coef), list(coef), [float(c) for c in coef.values()])
     h.changeObjectiveSense(highspy.ObjSense.kMaximize)
-    h.run()
+    run_interruptible(h)
     status = h.getModelStatus()
     if status != highspy.HighsModelStatus.kOptimal:
         raise WarpcheckError(f"HiGHS could not solve the IPET problem (status {h.modelStatusToString(status)})")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from warpcheck.encodings.highs_quiet import quiet_highs
+from warpcheck.encodings.highs_quiet import quiet_highs, run_interruptible
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.makespan.kernel import MkKernel, pessimistic
 
@@ -146,7 +146,7 @@ class MakespanIlp:
         r = self.rows
         h.addRows(len(r.lo), np.array(r.lo), np.array(r.hi), len(r.idx), np.array(r.starts, dtype=np.int32),
                   np.array(r.idx, dtype=np.int32), np.array(r.val))
-        h.run()
+        run_interruptible(h)
         return self._result(h, time.monotonic() - start)
 
     def _result(self, h: Any, seconds: float) -> IlpResult:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from warpcheck.encodings.highs_quiet import quiet_highs
+from warpcheck.encodings.highs_quiet import quiet_highs, run_interruptible
 
 
 Rows = list[tuple[list[tuple[int, float]], float]]
@@ -47,7 +47,7 @@ def solve_lp_duals(n: int, cost: list[float], rows: Rows, lower: list[float] | N
               np.array(starts, dtype=np.int32), np.array(idx, dtype=np.int32), np.array(val, dtype=float))
     if status != highspy.HighsStatus.kOk:
         raise ValueError(f"HiGHS refused the rows: {status}")  # e.g. an index twice in one row: a caller bug
-    h.run()
+    run_interruptible(h)
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     sol = h.getSolution()
