@@ -123,12 +123,16 @@ def test_invariant_growing_after_a_busy_phase_is_refused():
 
 
 def test_checker_refuses_false_invariants_and_a_mutant_checker_would_not(monkeypatch):
-    """Kept mutant of the checker: without the inductive check, a bound below a replayed run would hold."""
+    """Kept mutant of the checker: without the inductive check, a bound below a replayed run would hold.
+
+    Bounded by work: four refinement rounds (the fourth learns the false invariant); the budget is a ceiling
+    the search does not reach (it ends in a few seconds), so a busy machine gets the same search.
+    """
     _small_guesses(monkeypatch)
     monkeypatch.setattr(cegar, "_kept_by", lambda inv, most, moves: True)
     text, sig, w = MUTANT_CASES[0]
     k = make_kernel(text, sig)
-    r = cegar.cegar_search(k, w, budget=3)
+    r = cegar.cegar_search(k, w, budget=600, max_rounds=4)
     assert r.upper is not None and r.upper < r.makespan and r.invariants  # a real run beats the bogus bound
     bound = check_mod.read_bound(k, certificate(text, sig, w, r.schedule, ("deficit", r))["bound"])
     assert check_mod._upper(k, bound, w) == r.upper

@@ -35,7 +35,7 @@ def _transform_copies(extra: int) -> Any:
 
 def _transform_sigma_rounded_up(instrs: tuple[MkInstr, ...], sigma: Mapping[str, Fraction]) -> MkKernel:
     """The transform taking sigma 1/n as 1 (rounded up) and writing one copy."""
-    return transform(instrs, {u: Fraction(max(1, int(v))) if v < 1 else v for u, v in sigma.items()})
+    return transform(instrs, {u: Fraction(1) if v < 1 else v for u, v in sigma.items()})
 
 
 def _transform_pipelined_copies_wait(instrs: tuple[MkInstr, ...], sigma: Mapping[str, Fraction]) -> MkKernel:
@@ -79,7 +79,7 @@ class OneMoreIssue(CountMoves):
 
     def __init__(self, sm: CountSM) -> None:
         super().__init__(sm)
-        self.units = [(sigma + 1, waits, holders) for sigma, waits, holders in self.units]
+        self.units = [(sm.kernel.sigma_of(u) + 1, sm.waits_on(u), sm.holders_on(u)) for u in sm.kernel.units]
 
 
 class MayIdle(CountMoves):
