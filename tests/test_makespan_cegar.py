@@ -29,7 +29,7 @@ def _llclll():
 @pytest.fixture(scope="module")
 def llclll_cert():
     """The W = 128 certificate of LLCLLL (sigma_C = 1/2): exact 5W + 2 with one invariant."""
-    r = cegar.cegar_search(_llclll(), 128, budget=20)
+    r = cegar.cegar_search(_llclll(), 128, budget=600)  # a ceiling: the search ends at its exact answer (about 2 s)
     assert r.exact and r.makespan == 642 and r.invariants
     return certificate("LLCLLL", {"C": "1/2", "L": "1"}, 128, r.schedule, ("deficit", r))
 
@@ -61,12 +61,15 @@ def _random_cases(seed, count):
             yield text, sig, k, rng.randint(3, 7)
 
 
-def _unsound(cases):
-    """The cases whose bound is below the exhaustive worst case, or claimed exact and not equal to it."""
+def _unsound(cases, **search):
+    """The cases whose bound is below the exhaustive worst case, or claimed exact and not equal to it.
+
+    Soundness holds whatever the search's budget (default 3 s: a busy machine searches less, never wrongly).
+    """
     out = []
     for text, sig, k, w in cases:
         oracle = worst_case(k, w).makespan
-        r = cegar.cegar_search(k, w, budget=3)
+        r = cegar.cegar_search(k, w, **(search or {"budget": 3}))
         assert replay(r.schedule).ok and r.makespan <= oracle
         if (r.upper is not None and r.upper < oracle) or (r.exact and r.makespan != oracle):
             out.append((text, sig, w, oracle, r.upper, r.invariants))
@@ -87,11 +90,16 @@ def _kernels(cases):
 
 
 def test_mutant_without_the_inductive_check_is_caught(monkeypatch):
-    """Kept mutant: invariants guessed from W <= 2 used unchecked give bounds below the worst case."""
+    """Kept mutant: invariants guessed from W <= 2 used unchecked give bounds below the worst case.
+
+    Bounded by work: four refinement rounds each (the mutant's false invariants come by then: 3 of 3 cases), under a
+    600 s ceiling the searches end well before (about 4 s in all).
+    """
     _small_guesses(monkeypatch)
-    assert _unsound(_kernels(MUTANT_CASES)) == []
+    rounds = {"budget": 600, "max_rounds": 4}
+    assert _unsound(_kernels(MUTANT_CASES), **rounds) == []
     monkeypatch.setattr(cegar, "_kept_by", lambda inv, most, moves: True)
-    assert len(_unsound(_kernels(MUTANT_CASES))) >= 2
+    assert len(_unsound(_kernels(MUTANT_CASES), **rounds)) >= 2
 
 
 @pytest.mark.parametrize("tamper", [
@@ -114,7 +122,7 @@ def test_tampered_invariants_are_refused(llclll_cert, tamper):
 
 def test_invariant_growing_after_a_busy_phase_is_refused():
     k = make_kernel("L C2 L", {"L": "1", "C": "1"})
-    r = cegar.cegar_search(k, 3, budget=5)
+    r = cegar.cegar_search(k, 3, budget=600)  # a ceiling: exact, with its invariant, in well under a second
     cert = certificate("L C2 L", {"L": "1", "C": "1"}, 3, r.schedule, ("deficit", r))
     assert check(copy.deepcopy(cert)).makespan == 8 and r.invariants
     cert["bound"]["invariants"].append({"coef": [0, 0, 0, 1], "bound": 3})  # phase 2 is busy: 0 < 1
@@ -123,12 +131,16 @@ def test_invariant_growing_after_a_busy_phase_is_refused():
 
 
 def test_checker_refuses_false_invariants_and_a_mutant_checker_would_not(monkeypatch):
-    """Kept mutant of the checker: without the inductive check, a bound below a replayed run would hold."""
+    """Kept mutant of the checker: without the inductive check, a bound below a replayed run would hold.
+
+    Bounded by work: four refinement rounds (the fourth learns the false invariant); the budget is a ceiling
+    the search does not reach (it ends in a few seconds), so a busy machine gets the same search.
+    """
     _small_guesses(monkeypatch)
     monkeypatch.setattr(cegar, "_kept_by", lambda inv, most, moves: True)
     text, sig, w = MUTANT_CASES[0]
     k = make_kernel(text, sig)
-    r = cegar.cegar_search(k, w, budget=3)
+    r = cegar.cegar_search(k, w, budget=600, max_rounds=4)
     assert r.upper is not None and r.upper < r.makespan and r.invariants  # a real run beats the bogus bound
     bound = check_mod.read_bound(k, certificate(text, sig, w, r.schedule, ("deficit", r))["bound"])
     assert check_mod._upper(k, bound, w) == r.upper

@@ -57,13 +57,25 @@ def test_multi_cycle_kernel_is_solved_and_shown(capsys):
     assert "exact worst-case makespan" in out and "~" in out
 
 
-def test_auto_within_timeout_reports_its_best_run_as_a_lower_bound(capsys):
-    """22 phases at W = 600 are beyond every bound method: exit 4 with the run found, not a TIMEOUT that loses it."""
-    rc = main(["makespan", "LCLCLLLL", "--sigma", "L=1/3", "--sigma", "C=1/2", "-W", "600", "--timeout", "6", "--json"])
+def test_auto_within_timeout_reports_its_best_run_as_a_lower_bound(capsys, monkeypatch):
+    """22 phases at W = 600 are beyond every method: exit 4 with the run found, not a TIMEOUT that loses it.
+
+    Bounded by work, not by --timeout (never reached here): the enumeration stops at 20,000 states, and the
+    bound methods' portfolio is replaced by one that found nothing (what it returns at this size, however long
+    it runs); the fallback (the best of the cheap runs, replayed) is what is tested.
+    """
+    from functools import partial
+
+    import warpcheck.cli.makespan.auto as auto
+    monkeypatch.setattr(auto, "Enumeration", partial(auto.Enumeration, max_states=20_000))
+    monkeypatch.setattr(auto, "portfolio", lambda *a, **k: [])
+    rc = main(["makespan", "LCLCLLLL", "--sigma", "L=1/3", "--sigma", "C=1/2", "-W", "600", "--timeout", "600",
+               "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 4 and "status" not in out
     assert out["exact"] is False and out["makespan"] >= 18 * 600 and out["replay"]["ok"]
-    assert {t["method"] for t in out["tried"]} >= {"enumerate"} and not any(t["exact"] for t in out["tried"])
+    assert "20000 states" in out["note"] and out["upper"] is None
+    assert [t["method"] for t in out["tried"]] == ["enumerate"] and not out["tried"][0]["exact"]
 
 
 def test_auto_answers_from_whichever_bound_method_is_exact(capsys):
@@ -101,11 +113,19 @@ def test_auto_runs_only_the_ranking_lps_on_a_steep_kernel(capsys):
     assert {t["method"] for t in out["tried"]} <= {"enumerate", "block-ranking", "ranking"}
 
 
-def test_a_run_that_is_not_exact_also_reports_the_bound_proved(capsys):
-    """Exit 4 with an interval: the best run below, the least bound proved above, the true worst case between."""
+def test_a_run_that_is_not_exact_also_reports_the_bound_proved(capsys, monkeypatch):
+    """Exit 4 with an interval: the best run below, the least bound proved above, the true worst case between.
+
+    Bounded by work: the ranking search refines the default caps only (max_extra = 0) and ends by itself
+    (no invariant excludes the LP's dual); --timeout is a ceiling it does not reach.
+    """
+    from functools import partial
+
+    from warpcheck.verify.makespan import ranking
+    monkeypatch.setattr(ranking, "ranking_search", partial(ranking.ranking_search, max_extra=0))
     # LCLML is a rates kernel: the ranking bound stays above the worst case (LLCLLL, used before, is now exact)
     argv = ["makespan", "LCLML", "--warps", "8", "--sigma", "C=1/3", "--sigma", "L=3", "--sigma", "M=1"]
-    assert main(argv + ["--method", "ranking", "--timeout", "10", "--json"]) == 4
+    assert main(argv + ["--method", "ranking", "--timeout", "600", "--json"]) == 4
     out = json.loads(capsys.readouterr().out)
     assert out["upper"]["method"] == "ranking" and out["upper"]["value"] > out["makespan"]
     assert main(argv + ["--method", "enumerate", "--json"]) == 0

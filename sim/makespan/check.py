@@ -36,8 +36,12 @@ uncapped table (every cap above W) is the plain state graph, checked exactly.
 The potential and the linear part are scaled by a common denominator, so the
 check runs on integers and stays exact.
 
-This module shares no code with any search: the phases, moves and weights
-are written here again from the rules, and the schedule goes to the replay.
+This module shares no code with any search, down to the kernel transform:
+the instance is read and transformed by ``reference.py`` (the paper's rule
+written again), the phases, moves and weights are written here again from
+the rules, and the schedule goes to the replay.  Its functions take any
+kernel with ``instrs`` and ``sigma`` (tests hand them the design's), but
+``check`` builds its own.
 """
 from __future__ import annotations
 
@@ -47,8 +51,6 @@ from fractions import Fraction
 from typing import Any
 
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.makespan.kernel import MkKernel, check_warps, parse_kernel, parse_sigmas, transform
-from warpcheck.models.makespan.schedule import Schedule
 from warpcheck.sim.makespan.blocks import BlocksRefused, blocks_upper, check_blocks, read_blocks
 from warpcheck.sim.makespan.blocks import formula as blocks_formula
 from warpcheck.sim.makespan.blocks import slope as blocks_slope
@@ -56,7 +58,8 @@ from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
 from warpcheck.sim.makespan.lininv import InvariantRefused, LinearInvariant, check_invariants, excluded, read_invariants
 from warpcheck.sim.makespan.numbers import read_number
 from warpcheck.sim.makespan.pumped import PumpRefused, check_pump
-from warpcheck.sim.makespan.replay import replay
+from warpcheck.sim.makespan.reference import RefKernel, check_warps, reference_kernel
+from warpcheck.sim.makespan.replay import replay_issue
 
 FORMAT = "warpcheck-makespan-certificate"
 VERSION = 1
@@ -118,7 +121,7 @@ def _table(bound: dict[str, Any], caps: Counts) -> dict[Counts, Fraction]:
     return table
 
 
-def _wait_phases(kernel: MkKernel) -> list[bool]:
+def _wait_phases(kernel: RefKernel) -> list[bool]:
     return [stage == 0 for ins in kernel.instrs for stage in range(ins.latency)]
 
 
@@ -147,7 +150,7 @@ class Bound:
     invariants: list[LinearInvariant] = field(default_factory=list)  # entries they exclude may be left out
 
 
-def read_bound(kernel: MkKernel, bound: Any) -> Bound:
+def read_bound(kernel: RefKernel, bound: Any) -> Bound:
     """Validate the ``bound`` object of a certificate against its (transformed) kernel."""
     if not isinstance(bound, dict):
         raise _refuse("field 'bound' is missing or not a dict")
@@ -168,7 +171,7 @@ def read_bound(kernel: MkKernel, bound: Any) -> Bound:
     return Bound(caps, bound["weight"], unit, table, c, invs)
 
 
-def check_bound(kernel: MkKernel, b: Bound) -> None:
+def check_bound(kernel: RefKernel, b: Bound) -> None:
     """Check that Psi drops by the weight on every move of every entry (any W); raise CertificateRefused if not."""
     scale = math.lcm(*(v.denominator for v in b.table.values()), *(v.denominator for v in b.linear))
     slopes = [int((b.linear[p] - b.linear[p + 1]) * scale) for p in range(len(b.caps))]
@@ -209,29 +212,29 @@ def _check_moves(rules: CappedRules, g: dict[Counts, int], a: Counts, view: Coun
         raise _refuse(str(e)) from None
 
 
-def _instance(cert: dict[str, Any]) -> tuple[MkKernel, int]:
+def _instance(cert: dict[str, Any]) -> tuple[RefKernel, int]:
     if cert.get("certificate") != FORMAT or cert.get("version") != VERSION:
         raise _refuse(f"not a {FORMAT} of version {VERSION}")
     sig = _field(cert, "sigma", dict)
     try:
-        kernel = transform(parse_kernel(_field(cert, "kernel", str)), parse_sigmas(f"{u}={v}" for u, v in sig.items()))
+        kernel = reference_kernel(_field(cert, "kernel", str), sig)
         return kernel, check_warps(_field(cert, "warps", int))
     except WarpcheckError as e:
         raise _refuse(f"bad instance: {e}") from None
 
 
-def _run(cert: dict[str, Any], kernel: MkKernel, warps: int, claimed: int) -> None:
+def _run(cert: dict[str, Any], kernel: RefKernel, warps: int, claimed: int) -> None:
     rows = _field(cert, "schedule", list)
     if len(rows) != warps or not all(isinstance(r, list) and all(type(v) is int for v in r) for r in rows):
         raise _refuse(f"the schedule must give {warps} lists of issue cycles")
-    r = replay(Schedule(kernel, tuple(tuple(row) for row in rows)))
+    r = replay_issue(kernel, rows)
     if not r.ok:
         raise _refuse(f"the schedule does not replay: {r.problem}")
     if r.makespan != claimed:
         raise _refuse(f"the schedule replays to makespan {r.makespan}, not the {claimed} claimed")
 
 
-def _upper(kernel: MkKernel, b: Bound, warps: int) -> int:
+def _upper(kernel: RefKernel, b: Bound, warps: int) -> int:
     init = tuple(min(warps, b.caps[0]) if p == 0 else 0 for p in range(len(b.caps)))
     if init not in b.table:
         raise _refuse(f"the initial state {list(init)} is not in the table")
@@ -241,7 +244,7 @@ def _upper(kernel: MkKernel, b: Bound, warps: int) -> int:
     return math.floor((warps * _work(kernel, b.unit) + total) / kernel.sigma_of(b.unit))
 
 
-def _work(kernel: MkKernel, unit: str) -> int:
+def _work(kernel: RefKernel, unit: str) -> int:
     """Slot-cycles one warp needs on ``unit``."""
     return sum(1 if i.pipelined else i.latency for i in kernel.instrs if i.unit == unit)
 
@@ -269,7 +272,7 @@ def check(cert: Any) -> CheckResult:
     return out
 
 
-def _check_blocks(cert: dict[str, Any], kernel: MkKernel, warps: int, claimed: int) -> CheckResult:
+def _check_blocks(cert: dict[str, Any], kernel: RefKernel, warps: int, claimed: int) -> CheckResult:
     """A bound over blocks of phases (``sim/makespan/blocks.py``), and its pump if any."""
     try:
         bb = read_blocks(kernel, cert["bound"])
@@ -295,7 +298,7 @@ def _check_blocks(cert: dict[str, Any], kernel: MkKernel, warps: int, claimed: i
         raise _refuse(str(e)) from None
 
 
-def _closed_form(kernel: MkKernel, b: Bound, pump: Any, out: CheckResult) -> None:
+def _closed_form(kernel: RefKernel, b: Bound, pump: Any, out: CheckResult) -> None:
     """A pump whose base run meets the bound and grows as fast: the worst case on the pump's whole class."""
     try:
         pc = check_pump(kernel, pump)
@@ -312,7 +315,7 @@ def _closed_form(kernel: MkKernel, b: Bound, pump: Any, out: CheckResult) -> Non
     out.exact_formula = f"makespan = {slope} W {'-' if offset < 0 else '+'} {abs(offset)}"
 
 
-def _formula(kernel: MkKernel, b: Bound) -> str:
+def _formula(kernel: RefKernel, b: Bound) -> str:
     """The bound as a function of W (for W >= the cap of phase 0, where the initial entry is the same)."""
     init = tuple(b.caps[0] if p == 0 else 0 for p in range(len(b.caps)))
     d = b.table[init] - b.table.get(tuple(0 for _ in init), Fraction(0))

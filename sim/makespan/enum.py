@@ -24,7 +24,7 @@ Key = tuple[int, ...]
 
 
 class SearchBudgetExceeded(WarpcheckError):
-    """The exhaustive search ran out of time."""
+    """The exhaustive search ran out of time, or of the states it was allowed."""
 
 
 @dataclass
@@ -41,9 +41,10 @@ class EnumResult:
 class _Longest:
     """Memoised longest path over the states of a CountSM; resumable after a budget runs out."""
 
-    def __init__(self, sm: CountSM) -> None:
+    def __init__(self, sm: CountSM, max_states: int | None = None) -> None:
         self.sm, self.moves = sm, CountMoves(sm)
         self.deadline: float | None = None
+        self.max_states = max_states  # a bound by work: the same answer on any machine
         self.value: dict[Key, int] = {}
         self.best: dict[Key, tuple[tuple[tuple[int, int], ...], Key]] = {}
 
@@ -73,6 +74,8 @@ class _Longest:
     def _close(self, k: Key, succ: list[tuple[tuple[tuple[int, int], ...], Key]]) -> None:
         if self.deadline is not None and len(self.value) % 4096 == 0 and time.monotonic() > self.deadline:
             raise SearchBudgetExceeded("the exhaustive search ran out of time")
+        if self.max_states is not None and len(self.value) >= self.max_states:
+            raise SearchBudgetExceeded(f"the exhaustive search reached its {self.max_states} states")
         inp, m = max(succ, key=lambda e: self.value[e[1]])
         self.value[k] = self.value[m] + 1
         self.best[k] = (inp, m)
@@ -88,9 +91,9 @@ class _Longest:
 class Enumeration:
     """The exhaustive search of one instance; ``run`` may be called again after a budget ran out (memo kept)."""
 
-    def __init__(self, kernel: MkKernel, warps: int) -> None:
+    def __init__(self, kernel: MkKernel, warps: int, max_states: int | None = None) -> None:
         self.sm = CountSM(kernel, warps)
-        self.search = _Longest(self.sm)
+        self.search = _Longest(self.sm, max_states)
         self.root: Key = tuple(warps if p == 0 else 0 for p in range(len(self.sm.phases)))
         self.seconds = 0.0
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.sim.makespan.reference import RefKernel
 from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
 
 
@@ -82,7 +82,7 @@ def read_invariants(raw: Any, wait: list[bool]) -> list[LinearInvariant]:
     return out
 
 
-def check_invariants(kernel: MkKernel, caps: Counts, entries: list[Counts], invs: list[LinearInvariant]) -> None:
+def check_invariants(kernel: RefKernel, caps: Counts, entries: list[Counts], invs: list[LinearInvariant]) -> None:
     """Check that every move of every entry keeps every invariant; raise InvariantRefused if one may break."""
     for inv in invs:
         slopes = [c - d for c, d in zip(inv.coef, list(inv.coef[1:]) + [0])]

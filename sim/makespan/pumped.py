@@ -29,9 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.makespan.kernel import MkKernel
-from warpcheck.models.makespan.schedule import Schedule
-from warpcheck.sim.makespan.replay import replay
+from warpcheck.sim.makespan.reference import RefKernel
+from warpcheck.sim.makespan.replay import replay_issue
 
 
 class PumpRefused(WarpcheckError):
@@ -48,13 +47,13 @@ class PumpCheck:
     cycles: int  # L, per period
 
 
-def _phase_of(kernel: MkKernel) -> tuple[list[tuple[int, int]], int]:
+def _phase_of(kernel: RefKernel) -> tuple[list[tuple[int, int]], int]:
     """(instruction, stage) of every phase in order, and the done phase's number."""
     phases = [(i, stage) for i, ins in enumerate(kernel.instrs) for stage in range(ins.latency)]
     return phases, len(phases)
 
 
-def count_states(kernel: MkKernel, issue: list[list[int]], horizon: int) -> list[list[int]]:
+def count_states(kernel: RefKernel, issue: list[list[int]], horizon: int) -> list[list[int]]:
     """Warps per phase after t cycles, t = 0 .. horizon, from the issue cycles alone."""
     phases, done = _phase_of(kernel)
     index = {ph: p for p, ph in enumerate(phases)}
@@ -72,14 +71,14 @@ def count_states(kernel: MkKernel, issue: list[list[int]], horizon: int) -> list
     return states
 
 
-def _holds(kernel: MkKernel) -> list[int | None]:
+def _holds(kernel: RefKernel) -> list[int | None]:
     """The least count at which each phase may hold extra warps: sigma for a wait phase, never for a busy stage."""
     phases, _ = _phase_of(kernel)
     sigma = dict(kernel.sigma)
     return [int(sigma[kernel.instrs[i].unit]) if stage == 0 else None for i, stage in phases] + [0]
 
 
-def _read(pump: Any, kernel: MkKernel) -> tuple[int, list[list[int]], list[tuple[int, int]], int]:
+def _read(pump: Any, kernel: RefKernel) -> tuple[int, list[list[int]], list[tuple[int, int]], int]:
     if not isinstance(pump, dict):
         raise PumpRefused("the pump is not an object")
     warps, rows, repeat, period = (pump.get(k) for k in ("warps", "schedule", "repeat", "period"))
@@ -97,10 +96,10 @@ def _read(pump: Any, kernel: MkKernel) -> tuple[int, list[list[int]], list[tuple
     return warps, rows, spans, period
 
 
-def check_pump(kernel: MkKernel, pump: Any) -> PumpCheck:
+def check_pump(kernel: RefKernel, pump: Any) -> PumpCheck:
     """Verify a pump (parsed JSON) against its transformed kernel; raise PumpRefused with the first fault."""
     warps, rows, spans, period = _read(pump, kernel)
-    r = replay(Schedule(kernel, tuple(tuple(row) for row in rows)))
+    r = replay_issue(kernel, rows)
     if not r.ok:
         raise PumpRefused(f"the pump's schedule does not replay: {r.problem}")
     if spans[-1][1] > r.makespan:
@@ -134,7 +133,7 @@ def check_pump(kernel: MkKernel, pump: Any) -> PumpCheck:
     return PumpCheck(warps, r.makespan, period, cycles)
 
 
-def _replay_pumped(kernel: MkKernel, rows: list[list[int]], spans: list[tuple[int, int]], warps: int, period: int,
+def _replay_pumped(kernel: RefKernel, rows: list[list[int]], spans: list[tuple[int, int]], warps: int, period: int,
                    expect: int) -> None:
     """Build the run of W0 + d warps (the repeated cycles played twice) and replay it: the lemma, tried once."""
     source = []  # cycle t of the pumped run plays cycle source[t - 1] of the base run
@@ -144,13 +143,13 @@ def _replay_pumped(kernel: MkKernel, rows: list[list[int]], spans: list[tuple[in
         at = j
     source += list(range(at + 1, max(max(r) for r in rows) + 1))
     issue = _reassign(kernel, rows, source, warps + period)
-    r = replay(Schedule(kernel, tuple(tuple(row) for row in issue)))
+    r = replay_issue(kernel, issue)
     if not r.ok or r.makespan != expect:
         raise PumpRefused(f"the run of {warps + period} warps built from the pump does not replay to {expect}: "
                           f"{r.problem or r.makespan}")
 
 
-def _reassign(kernel: MkKernel, rows: list[list[int]], source: list[int], total: int) -> list[list[int]]:
+def _reassign(kernel: RefKernel, rows: list[list[int]], source: list[int], total: int) -> list[list[int]]:
     """Issue cycles of ``total`` warps that issue, at pumped cycle t, as many per instruction as the base at source[t]."""
     per_cycle: dict[int, list[int]] = {}
     for row in rows:

@@ -2,13 +2,21 @@
 
 The check is written directly from the rules (program order and latencies,
 unit slots, work conservation), so that a schedule found by a solver or by
-the exhaustive search is judged by code that neither of them shares.
+the exhaustive search is judged by code that neither of them shares.  It
+imports nothing of ``models/makespan``: give it the kernel as the checker's
+own transformation reads it (``reference.py``), and the issue cycles;
+``replay`` also takes any object with ``kernel`` and ``issue`` (a search's
+schedule), whose kernel is then the search's: only ``replay_issue`` with a
+reference kernel is independent of the search's transformation.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
-from warpcheck.models.makespan.schedule import Schedule
+from warpcheck.sim.makespan.reference import RefKernel, last_cycle
+
+Issue = Sequence[Sequence[int]]
 
 
 @dataclass
@@ -20,9 +28,9 @@ class Replay:
     problem: str = ""
 
 
-def _order_problem(schedule: Schedule) -> str:
-    instrs = schedule.kernel.instrs
-    for w, row in enumerate(schedule.issue):
+def _order_problem(kernel: RefKernel, issue: Issue) -> str:
+    instrs = kernel.instrs
+    for w, row in enumerate(issue):
         if len(row) != len(instrs) or row[0] < 1:
             return f"warp {w + 1} does not issue every instruction once from cycle 1"
         for i in range(1, len(row)):
@@ -31,16 +39,16 @@ def _order_problem(schedule: Schedule) -> str:
     return ""
 
 
-def _counts(schedule: Schedule, horizon: int) -> dict[str, tuple[list[int], list[int], list[int]]]:
+def _counts(kernel: RefKernel, issue: Issue, horizon: int) -> dict[str, tuple[list[int], list[int], list[int]]]:
     """Per unit and cycle: warps issuing, slots held by earlier issues, warps ready (their previous instruction over).
 
     Built from intervals in one pass over the issue cycles (difference arrays),
     so the check costs warps x instructions + cycles, not their product.
     """
-    instrs = schedule.kernel.instrs
+    instrs = kernel.instrs
     size = horizon + max(ins.latency for ins in instrs) + 2
-    out = {u: ([0] * size, [0] * size, [0] * size) for u, _ in schedule.kernel.sigma}
-    for row in schedule.issue:
+    out = {u: ([0] * size, [0] * size, [0] * size) for u, _ in kernel.sigma}
+    for row in issue:
         for i, ti in enumerate(row):
             ins = instrs[i]
             issuing, held, ready = out[ins.unit]
@@ -70,22 +78,30 @@ def _cycle_problem(counts: dict[str, tuple[list[int], list[int], list[int]]], si
     return ""
 
 
-def _length_problem(schedule: Schedule) -> str:
+def _length_problem(kernel: RefKernel, issue: Issue, makespan: int) -> str:
     """A work-conserving run makes progress every cycle, so it ends by W x (cycles of one warp)."""
-    limit = len(schedule.issue) * sum(ins.latency for ins in schedule.kernel.instrs)
-    if schedule.makespan > limit:
-        return (f"the schedule runs to cycle {schedule.makespan}, past the {limit} cycles of all warps one after "
+    limit = len(issue) * sum(ins.latency for ins in kernel.instrs)
+    if makespan > limit:
+        return (f"the schedule runs to cycle {makespan}, past the {limit} cycles of all warps one after "
                 "another: some cycle has no work, which work conservation forbids")
     return ""
 
 
-def replay(schedule: Schedule) -> Replay:
+def replay(schedule: Any) -> Replay:
+    """Replay a schedule object (``kernel`` and ``issue``) with its own kernel: see ``replay_issue``."""
+    return replay_issue(schedule.kernel, schedule.issue)
+
+
+def replay_issue(kernel: RefKernel, issue: Issue) -> Replay:
     """Check program order, unit capacity and work conservation at every cycle; return the makespan."""
-    problem = _order_problem(schedule) or _length_problem(schedule)
+    if not issue:
+        return Replay(False, 0, "the schedule has no warp")
+    problem = _order_problem(kernel, issue)
+    makespan = 0 if problem else last_cycle(kernel, issue)
+    problem = problem or _length_problem(kernel, issue, makespan)
     if problem:
         return Replay(False, 0, problem)
-    makespan = schedule.makespan
-    counts, sigma = _counts(schedule, makespan), dict(schedule.kernel.sigma)
+    counts, sigma = _counts(kernel, issue, makespan), dict(kernel.sigma)
     for t in range(1, makespan + 1):
         problem = _cycle_problem(counts, sigma, t)
         if problem:

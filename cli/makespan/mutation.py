@@ -1,0 +1,129 @@
+"""The makespan mutation suite as the harness runs it: each mutant's search judged by code it shares nothing with.
+
+A kill (status FAIL) is a search answer that an independent side refuses or
+contradicts:
+
+- the certificate of the mutant's exact answer (schedule + potential) is
+  refused by ``sim/makespan/check.py``, which reads and transforms the
+  instance itself (``sim/makespan/reference.py``); or
+- the mutant's run does not replay to its makespan on the reference replay
+  (``replay_issue`` on the reference kernel): the run it claims is not a run;
+- or the bound it claims (its exact makespan, or the upper bound of an answer
+  that is not exact) is below the reference enumeration's worst case
+  (``sim/makespan/reference_enum.py``, written from the cycle rules), or its
+  exact makespan differs from it.
+
+``replayed`` is True when the independent side reproduced the disagreement:
+the checker refused (it replays the schedule and steps every move itself),
+the reference replay refused the mutant's run, or the reference's worst run
+replays to a makespan above the mutant's bound.  An exact answer above the
+reference's worst case is always refused by the replay (no real run is that
+long), so "differs" alone is never the only evidence.  The ILP of
+``encodings/makespan/ilp.py`` is no oracle here: it takes the design's
+transformed kernel.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from warpcheck.cli.makespan.cert import certificate
+from warpcheck.cli.makespan.methods import Outcome, exact
+from warpcheck.models.makespan.mutants import MUTANTS, Mutant
+from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.sim.makespan.reference import reference_kernel
+from warpcheck.sim.makespan.reference_enum import reference_worst_case
+from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.verify.mutation import Kill
+
+__all__ = ["MUTANTS", "kill", "applied"]
+
+BUDGET = 30.0  # seconds a bound method may search (enumerate, the default, is bounded by the instance's size)
+
+
+def _loaded() -> list[Any]:
+    return [v for k, v in list(sys.modules.items()) if k.startswith("warpcheck.") and v is not None
+            and k != "warpcheck.models.makespan.mutants"]  # the mutants build on the originals
+
+
+def _swap(name: str, old: Any, new: Any) -> None:
+    """Rebind ``name`` from ``old`` to ``new`` in every loaded warpcheck module that holds ``old``."""
+    for mod in _loaded():
+        if getattr(mod, name, None) is old:
+            setattr(mod, name, new)
+
+
+@contextlib.contextmanager
+def applied(m: Mutant) -> Iterator[None]:
+    """Put the mutant's replacements wherever a warpcheck module holds the original object, then put them back.
+
+    Modules imported inside the block take the replacement too; the way back
+    scans every loaded module again, so they get the original.
+    """
+    pairs = []
+    for key, new in m.patches.items():
+        mod, _, name = key.rpartition(".")
+        pairs.append((name, getattr(sys.modules[f"warpcheck.models.makespan.{mod}"], name), new))
+    for name, old, new in pairs:
+        _swap(name, old, new)
+    try:
+        yield
+    finally:
+        for name, old, new in pairs:
+            _swap(name, new, old)
+
+
+def _search(m: Mutant, warps: int, method: str) -> tuple[Outcome, dict[str, Any] | None]:
+    """Run the mutant's search and write the certificate of its answer (when it is exact and certified)."""
+    from warpcheck.models.makespan.kernel import make_kernel
+
+    with applied(m):
+        o = exact(method, make_kernel(m.kernel, dict(m.sigma)), warps, BUDGET, None)
+        cert = certificate(m.kernel, dict(m.sigma), warps, o.schedule, o.proof) \
+            if o.exact and o.proof and o.schedule else None
+    return o, cert
+
+
+def _judge(m: Mutant, warps: int, o: Outcome, cert: dict[str, Any] | None) -> tuple[str, str, bool]:
+    """(status, evidence, replayed) from the checker, the reference replay and the reference enumeration."""
+    refused = ""
+    if cert is not None:
+        try:
+            check(cert)
+        except CertificateRefused as e:
+            refused = str(e).removeprefix("certificate refused: ")
+    rk = reference_kernel(m.kernel, dict(m.sigma))
+    ref = reference_worst_case(rk, warps)
+    real = replay_issue(rk, ref.issue)
+    real_ok = real.ok and real.makespan == ref.makespan
+    mine = replay_issue(rk, o.schedule.issue) if o.schedule else None
+    run_refused = mine is not None and (not mine.ok or mine.makespan != o.makespan)
+    upper = o.makespan if o.exact else (o.upper[0] if o.upper else None)
+    below = upper is not None and upper < ref.makespan  # a bound the reference's run breaks
+    differs = o.exact and o.makespan != ref.makespan
+    said = f"search {o.makespan}{'' if o.exact else f' (not exact, bound {upper})'}, reference {ref.makespan}"
+    if mine is not None:
+        said += f"; its schedule replays to {mine.makespan}" if mine.ok else f"; its schedule: {mine.problem}"
+    if refused:
+        said += "; certificate refused" + ("" if mine is not None and mine.problem and mine.problem in refused
+                                           else f": {refused}")
+    status = "FAIL" if refused or run_refused or below or differs else "PASS"
+    return status, said, bool(refused) or run_refused or (below and real_ok)
+
+
+def kill(name: str, out: Path, warps: int | None = None, method: str = "enumerate") -> Kill:
+    """Search the mutant's instance with ``method`` and judge the answer independently (see the module's docstring)."""
+    m = MUTANTS[name]
+    w = warps or m.warps
+    t = time.monotonic()
+    o, cert = _search(m, w, method)
+    if cert is not None:  # kept for a rerun: warpcheck makespan --check NAME.json
+        (out / f"{m.name}.json").write_text(json.dumps(cert))
+    status, evidence, replayed = _judge(m, w, o, cert)
+    sig = " ".join(f"--sigma {u}={v}" for u, v in m.sigma.items())
+    return Kill(m.name, m.breaks, f"makespan '{m.kernel}' -W {w} {sig} --method {method} --certificate",
+                status, m.equivalent, evidence, replayed, time.monotonic() - t)

@@ -1,0 +1,161 @@
+"""Broken copies of the makespan design: its transform, its machine and its moves, one single-point bug each.
+
+A mutant names the design objects it replaces (``"kernel.transform"``,
+``"sm.CountSM"``, ``"moves.CountMoves"``: a module of ``models/makespan`` and a
+name in it) and an instance small enough to enumerate, on which the bug
+changes what the searches answer.  ``cli/makespan/mutation.py`` puts the
+replacements in place wherever the searches took those names, runs a search,
+and judges its answer with the certificate checker and the reference
+enumeration (``sim/makespan/``), which import none of these objects.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping
+
+from warpcheck.models.errors import ConfigError
+from warpcheck.models.makespan.kernel import MkInstr, MkKernel, transform
+from warpcheck.models.makespan.moves import CountMoves, Key
+from warpcheck.models.makespan.sm import CountSM, Phase
+
+
+def _transform_copies(extra: int) -> Any:
+    """The transform, writing n + extra copies of every instruction of a unit with sigma 1/n (n > 1)."""
+
+    def patched(instrs: tuple[MkInstr, ...], sigma: Mapping[str, Fraction]) -> MkKernel:
+        k = transform(instrs, sigma)
+        out: list[MkInstr] = []
+        for ins in instrs:
+            n = sigma[ins.unit].denominator
+            out += [ins] * (n + extra if n > 1 else n)
+        return MkKernel(tuple(out), k.sigma)
+    return patched
+
+
+def _transform_sigma_rounded_up(instrs: tuple[MkInstr, ...], sigma: Mapping[str, Fraction]) -> MkKernel:
+    """The transform taking sigma 1/n as 1 (rounded up) and writing one copy."""
+    return transform(instrs, {u: Fraction(1) if v < 1 else v for u, v in sigma.items()})
+
+
+def _transform_pipelined_copies_wait(instrs: tuple[MkInstr, ...], sigma: Mapping[str, Fraction]) -> MkKernel:
+    """The transform writing n whole copies of a pipelined instruction (each waits its full latency)."""
+    k = transform(instrs, sigma)
+    out = [c for ins in instrs for c in [ins] * sigma[ins.unit].denominator]
+    return MkKernel(tuple(out), k.sigma)
+
+
+class UnitReleasedEarly(CountSM):
+    """A non-pipelined instruction frees its unit slot one cycle before it ends."""
+
+    def holds_slot(self, p: int) -> bool:
+        ph = self.phases[p]
+        return super().holds_slot(p) and ph.stage < self.kernel.instrs[ph.instr].latency - 1
+
+
+class PipelinedHoldsUnit(CountSM):
+    """A pipelined instruction keeps its unit slot for its whole latency."""
+
+    def holds_slot(self, p: int) -> bool:
+        return self.phases[p].stage > 0
+
+
+class LatencyOneLong(CountSM):
+    """Every multi-cycle instruction gets one busy phase more than its latency."""
+
+    def __init__(self, kernel: MkKernel, warps: int) -> None:
+        super().__init__(kernel, warps)
+        out: list[Phase] = []
+        for i, ins in enumerate(kernel.instrs):
+            out += [Phase(i, k) for k in range(ins.latency + (ins.latency > 1))]
+        self.phases = tuple(out) + (Phase(-1),)
+        self.done = len(self.phases) - 1
+        self.waits = [p for p, ph in enumerate(self.phases) if ph.is_wait]
+        self._is_wait = [ph.is_wait for ph in self.phases]
+
+
+class OneMoreIssue(CountMoves):
+    """Every unit lets one warp more than its free slots issue (two warps on a unit of sigma 1)."""
+
+    def __init__(self, sm: CountSM) -> None:
+        super().__init__(sm)
+        self.units = [(sm.kernel.sigma_of(u) + 1, sm.waits_on(u), sm.holders_on(u)) for u in sm.kernel.units]
+
+
+class MayIdle(CountMoves):
+    """Not work-conserving: a unit may also issue one warp fewer than min(free slots, ready warps).
+
+    Only while some other warp still moves: a cycle in which nothing moves
+    would make the worst case infinite, a bug the search would hang on.
+    """
+
+    def successors(self, k: Key) -> list[tuple[tuple[tuple[int, int], ...], Key]]:
+        out = super().successors(k)
+        for moves, nxt in list(out):
+            if moves:
+                p, a = moves[0]
+                fewer = ((p, a - 1),) * (a > 1) + moves[1:]
+                back = list(nxt)
+                back[p], back[p + 1] = back[p] + 1, back[p + 1] - 1
+                if tuple(back) != k:
+                    out.append((fewer, tuple(back)))
+        return out
+
+
+class BusyWarpStalls(CountMoves):
+    """A busy warp in its first busy phase may stay there a cycle while some other warp moves."""
+
+    def successors(self, k: Key) -> list[tuple[tuple[tuple[int, int], ...], Key]]:
+        out = super().successors(k)
+        first = [p for p in self.busy if self.sm.phases[p].stage == 1 and k[p]]
+        for moves, nxt in list(out):
+            for p in first[:1]:
+                stay = list(nxt)
+                stay[p], stay[p + 1] = stay[p] + 1, stay[p + 1] - 1
+                if tuple(stay) != k:
+                    out.append((moves, tuple(stay)))
+        return out
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A named single-point bug: what it breaks, the design objects it replaces, and an instance that shows it."""
+
+    name: str
+    breaks: str
+    patches: Mapping[str, Any]  # "module.name" under models/makespan -> the replacement
+    kernel: str
+    sigma: Mapping[str, str] = field(default_factory=dict)
+    warps: int = 3
+    equivalent: bool = False
+
+
+MUTANTS: dict[str, Mutant] = {m.name: m for m in [
+    Mutant("transform-n-plus-1", "transform: an instruction of a unit with sigma 1/n becomes n + 1 copies",
+           {"kernel.transform": _transform_copies(1)}, "LC", {"L": "1/2", "C": "1"}),
+    Mutant("transform-n-minus-1", "transform: an instruction of a unit with sigma 1/n becomes n - 1 copies",
+           {"kernel.transform": _transform_copies(-1)}, "LCL", {"L": "1/3", "C": "1"}),
+    Mutant("sigma-rounded-up", "transform: sigma 1/n is rounded up to 1 instead of writing n copies",
+           {"kernel.transform": _transform_sigma_rounded_up}, "LLC", {"L": "1/2", "C": "1"}),
+    Mutant("pipelined-copies-wait", "transform: every copy of a pipelined instruction waits its full latency",
+           {"kernel.transform": _transform_pipelined_copies_wait}, "C3p L", {"C": "1/2", "L": "1"}, warps=2),
+    Mutant("unit-released-early", "machine: a non-pipelined unit is released one cycle early",
+           {"sm.CountSM": UnitReleasedEarly}, "C2 L", {"C": "1", "L": "1"}),
+    Mutant("pipelined-holds-unit", "machine: a pipelined instruction holds its unit for its whole latency",
+           {"sm.CountSM": PipelinedHoldsUnit}, "C3p L", {"C": "1", "L": "1"}),
+    Mutant("latency-one-long", "machine: a multi-cycle instruction runs one cycle more than its latency",
+           {"sm.CountSM": LatencyOneLong}, "L C3p", {"C": "1", "L": "1"}, warps=2),
+    Mutant("two-warps-one-unit", "moves: a unit lets one warp more than its free slots issue",
+           {"moves.CountMoves": OneMoreIssue}, "LLCLL", {"L": "1", "C": "1"}),
+    Mutant("may-idle", "moves: a unit may leave a ready warp idle with a slot free (not work-conserving)",
+           {"moves.CountMoves": MayIdle}, "LLCLL", {"L": "1", "C": "1"}),
+    Mutant("busy-warp-stalls", "moves: a busy warp may stay in its phase for a cycle",
+           {"moves.CountMoves": BusyWarpStalls}, "L C3 L", {"L": "1", "C": "2"}),
+]}
+
+
+def mutant(name: str) -> Mutant:
+    """The mutant called ``name``, or a ConfigError listing the known ones."""
+    if name not in MUTANTS:
+        raise ConfigError(f"unknown makespan mutant {name!r}; known: {', '.join(MUTANTS)}")
+    return MUTANTS[name]
