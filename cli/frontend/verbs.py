@@ -128,7 +128,7 @@ def register(sub: Any) -> None:
     p.add_argument("--property", choices=list(PROPERTIES),
                    help="; ".join(f"{x.name}: {x.summary}" for x in PROPERTIES.values())
                         + " (default: exact for swas, oracle for the baseline and for --all-warps)")
-    p.add_argument("--engine", default="auto", choices=["auto", "kind", "bmc"],
+    p.add_argument("--engine", default="auto", choices=["auto", "kind", "bmc", "random"],
                    help="auto: k-induction and BMC in two processes, the first conclusive answer wins (default); "
                         "kind: k-induction with proved lemmas, unbounded; bmc: bounded only")
     p.add_argument("--depth", type=at_least(1), metavar="K",

@@ -161,6 +161,8 @@ class AnalysisMachine:
         self.pol = _bound_policy(config)
         self.lat = [config.latency[c] for c in CLASSES]
         self.name = f"analysis-{self.pol.name}"
+        # QAWS's group and counts, which the design exports as its scheduler record (is.grp, is.c0, is.c1)
+        self.exported = tuple((f"is.{n}", f"pol.{n}") for n, _, _ in self.pol.fields(self.W) if n not in ("last", "turn"))
 
     # -- variables ---------------------------------------------------------
     def state_vars(self) -> list[Var]:
