@@ -276,18 +276,33 @@ def _portfolio_child(answers: Any, name: str, ts: TransitionSystem, prop: Prop, 
         answers.put((name, Result(Status.ERROR, name, 0, message=f"{type(e).__name__}: {e}")))
 
 
+RANDOM_GRACE = 10.0  # seconds BMC still gets, after a random FAIL, to find a shorter (the shortest) violation
+
+
 def _first_conclusive(answers: Any, dl: Deadline, runs: dict[str, Any]) -> Result:
     got: dict[str, Result] = {}
+    held: Result | None = None  # a random run's FAIL, returned unless BMC finds one first within the grace
+    grace_end: float | None = None
     while len(got) < len(runs):
+        end = dl.end if grace_end is None else min(grace_end, dl.end or grace_end)
         try:
-            name, r = answers.get(timeout=None if dl.end is None else max(0.05, dl.end - time.monotonic() + 1))
+            name, r = answers.get(timeout=None if end is None else max(0.05, end - time.monotonic() + 1))
         except queue.Empty:
             break
         got[name] = r
         r.engine = f"auto:{name}"
+        if name == "random" and r.status is Status.FAIL:
+            held, grace_end = r, time.monotonic() + RANDOM_GRACE
+            continue
+        if held is not None and r.status is Status.PASS:  # a concrete run refutes the proof: the kit's bug
+            return Result(Status.ERROR, "auto", r.depth, seconds=dl.elapsed(),
+                          message=f"k-induction proved what a random run refutes ({held.message})")
         if r.status is Status.FAIL or (name == "kind" and r.status is Status.PASS) or r.status is Status.ERROR:
             r.seconds = dl.elapsed()
             return r
+    if held is not None:
+        held.seconds = dl.elapsed()
+        return held
     return _merge_inconclusive(got, dl)
 
 
