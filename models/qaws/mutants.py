@@ -68,6 +68,14 @@ class GroupsAscending(QawsRules):
         return tuple(1 - g for g in grp_of), tuple(reversed(budget))
 
 
+class GroupsSwapped(QawsRules):
+    """Warps numbered by ascending budget, budgets listed by descending one: each kernel gets the other's budget."""
+
+    def groups(self, ctx: PolicyContext) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        grp_of, budget = super().groups(ctx)
+        return (tuple(1 - g for g in grp_of), budget) if len(budget) == 2 else (grp_of, budget)
+
+
 class FrontFixedAfterFirstIssue(QawsRules):
     def first(self, A: Any, grp: Any, c: Any, grp_of: Sequence[int]) -> Any:
         return A.ite(A.lt(c, A.const(0)), grp, A.const(0))
@@ -115,6 +123,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
           SwitchWithoutMate),
     _qaws("qaws-no-history-group-1", "with no history the smaller budget is in front (line 7)", NoHistoryGroupOne),
     _qaws("qaws-groups-ascending", "groups numbered by ascending budget (GETGROUPS)", GroupsAscending),
+    _qaws("qaws-groups-swapped", "each kernel's warps get the other kernel's budget (GETGROUPS)", GroupsSwapped),
     _qaws("qaws-front-fixed-after-first-issue", "after the first issue group 0 is in front, whoever issued",
           FrontFixedAfterFirstIssue, LATE),
     _qaws("qaws-oldest-in-group", "inside a group the oldest warp first, not the greedy one (SORT)", OldestInGroup),
