@@ -131,8 +131,9 @@ def register(sub: Any) -> None:
                    help="; ".join(f"{x.name}: {x.summary}" for x in PROPERTIES.values())
                         + " (default: exact for swas, oracle for the baseline and for --all-warps)")
     p.add_argument("--engine", default="auto", choices=["auto", "kind", "bmc", "random"],
-                   help="auto: k-induction and BMC in two processes, the first conclusive answer wins (default); "
-                        "kind: k-induction with proved lemmas, unbounded; bmc: bounded only")
+                   help="auto: k-induction, BMC and random runs in three processes, the first conclusive answer "
+                        "wins (default; a random run's FAIL waits 10 s for a shorter one from BMC); kind: k-induction "
+                        "with proved lemmas, unbounded; bmc: bounded only; random: concrete random runs (FAIL or UNKNOWN)")
     p.add_argument("--depth", type=at_least(1), metavar="K",
                    help="largest k (kind) or depth (bmc) (default: 1 + miss latency + 2 x (t_fetch + t_decode), "
                         "19 with the paper's timing: long enough for a bug that needs a whole miss window)")
