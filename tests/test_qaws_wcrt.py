@@ -118,11 +118,21 @@ def test_simulate_kernels_launches_k2_at_cycle_60():
     assert first_k2 >= 60 and runs[0].kernels[1].launch == 60 and runs[0].kernels[1].response is not None
 
 
-def test_prove_refuses_late_launches_in_one_line():
+LATE = SMConfig(warps=2, issue_policy="qaws", kernel_of_warp=(0, 1), budgets=(1, 2), launches=(0, 3))
+
+
+@pytest.mark.parametrize("prop", ["exact", pytest.param("oracle", marks=pytest.mark.slow)])
+def test_prove_covers_late_launches(prop):
+    """The references keep their own launch clock: the design is proved with K2 launched at cycle 3."""
+    from warpcheck.cli.frontend.run import ProveJob, prove_job
+    r = prove_job(ProveJob(LATE, prop, "auto", 0, 300.0, None)).result
+    assert r.status is Status.PASS and not r.bounded, (prop, r.label, r.message)
+
+
+def test_only_all_warps_refuses_late_launches_in_one_line():
     from warpcheck.cli.frontend.run import ProveJob
-    cfg = SMConfig(warps=2, issue_policy="qaws", kernel_of_warp=(0, 1), budgets=(1, 2), launches=(0, 3))
-    with pytest.raises(ConfigError, match="prove starts every kernel at cycle 0"):
-        ProveJob(cfg, "", "auto", 0, 10.0, None)
+    with pytest.raises(ConfigError, match="--all-warps proves SMs whose warps all start at cycle 0"):
+        ProveJob(LATE, "oracle", "auto", 0, 10.0, None, all_warps=True)
 
 
 @pytest.mark.slow

@@ -81,3 +81,33 @@ def test_the_baseline_leaves_the_analysis_machine_on_some_random_program():
         streams = [[Instr(rng.choice(["int", "fadd", "mem"]), rng.random() < 0.3) for _ in range(30)] for _ in range(4)]
         found = found or replay(cfg, ibuf, streams, "exact", 40).first_violation is not None
     assert found
+
+
+@pytest.mark.parametrize("design", ["baseline", "swas"])
+def test_the_references_windows_equal_the_designs_counter_on_random_runs(design):
+    """osched2's windows, computed from the record alone, against the design's own ghost counter (cross-check)."""
+    import random
+
+    from warpcheck.encodings.concrete import CONCRETE as C
+    from warpcheck.models.frontend.checked import reference_part
+    from warpcheck.models.frontend.design import FrontEnd
+    from warpcheck.models.frontend.reference_ghost import Windows
+    from warpcheck.models.kernels.kernel import CLASS_INDEX
+    from warpcheck.verify.frontend.properties import get_property
+
+    cfg = SMConfig(warps=3, design=design, miss_latency=3)
+    ts, win, rng = get_property("oracle").checked(FrontEnd(cfg)), Windows(cfg), random.Random(7)
+    opened = 0
+    for _ in range(30):
+        s = ts.init(C, {v.name: rng.randint(v.lo, v.hi) if v.kind == "int" else rng.random() < 0.3
+                        for v in ts.param_vars()})
+        for _ in range(40):
+            now = win.now(C, reference_part(s), s)
+            assert all(now[f"w{w}.win"] == s[f"w{w}.win"] for w in range(3))
+            opened += sum(now[f"w{w}.win"] > 0 for w in range(3))
+            cls = rng.choice(["int", "fadd", "mem", "branch", "exit"])
+            i = {"f.cls": CLASS_INDEX[cls], "f.dep": rng.random() < 0.3,
+                 "f.tk": cls == "branch" and rng.random() < 0.3, "f.hit": rng.random() < 0.7}
+            if ts.assume(C, s, i):
+                s = ts.step(C, s, i)
+    assert opened > 100  # the windows were exercised, not only closed

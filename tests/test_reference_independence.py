@@ -23,7 +23,12 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     # domain: (design modules, reference modules)
     "frontend": (["models.frontend.design", "models.frontend.policies", "models.frontend.oracles",
                   "models.frontend.open_warp"],
-                 ["models.frontend.reference", "models.frontend.reference_policies"]),
+                 ["models.frontend.reference", "models.frontend.reference_policies", "models.frontend.reference_ghost"]),
+    # QAWS: the policy (Alg. 1 as rules) and the front end that runs it; the reference QAWS, the analysis
+    # machine and the oracle, and the switch monitor's reading of which kernel is K1
+    "qaws": (["models.frontend.policies", "models.frontend.design", "models.qaws.mutants"],
+             ["models.frontend.reference_policies", "models.frontend.reference", "models.frontend.reference_ghost",
+              "verify.qaws.kernels"]),
     # the searches and the design's transform, vs the certificate checker and the reference enumeration
     "makespan": (["models.makespan.kernel", "models.makespan.sm", "models.makespan.moves", "models.makespan.schedule",
                   "sim.makespan.enum", "encodings.makespan.smt", "encodings.makespan.ilp",

@@ -17,6 +17,7 @@ from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.ts import TransitionSystem
 from warpcheck.verify.lemmas import prove_lemmas
+from warpcheck.verify.random_runs import random_runs
 from warpcheck.verify.result import Result, Status
 
 Prop = Callable[[Any, dict], Any]
@@ -223,13 +224,29 @@ def cover(ts: TransitionSystem, target: Prop, depth: int, timeout: float | None 
     return r
 
 
+RANDOM_WORK = 700_000  # state variables x cycles of the random runs (about 4000 cycles at W = 4, exact)
+RANDOM_CYCLES = 128  # longest random run
+
+
+def random_phase(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None = None,
+                 progress: Progress | None = None) -> Result:
+    """Random concrete runs with a work bound scaled to the system's size (FAIL or UNKNOWN, never PASS)."""
+    steps = max(RANDOM_CYCLES, RANDOM_WORK // max(1, len(ts.state_vars())))
+    r = random_runs(ts, prop, steps, max(RANDOM_CYCLES, 4 * max_k), timeout=timeout)
+    if progress:
+        progress(f"random runs: {r.status.value} ({r.message})")
+    return r
+
+
 def auto(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None = None,
          progress: Progress | None = None) -> Result:
-    """A portfolio: k-induction and BMC to depth ``max_k`` in two processes; the first conclusive answer wins.
+    """A portfolio: k-induction, BMC to depth ``max_k`` and random runs in three processes; the first conclusive answer wins.
 
-    A FAIL from either, or a PASS from k-induction, ends the run.  When
+    A FAIL from any, or a PASS from k-induction, ends the run.  When
     k-induction does not close, the BMC search goes on (within the timeout) and
-    the answer is UNKNOWN with the depth it reached, never a PASS.
+    the answer is UNKNOWN with the depth it reached, never a PASS.  The random
+    runs reach violations deeper than BMC's depth (a run of many stalls); they
+    can only end FAIL.
     """
     if multiprocessing.current_process().daemon:  # no children allowed: run the two one after the other
         return _auto_in_process(ts, prop, max_k, timeout, progress)
@@ -237,7 +254,7 @@ def auto(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None
     ctx = multiprocessing.get_context("fork")
     answers: Any = ctx.Queue()
     runs = {name: ctx.Process(target=_portfolio_child, args=(answers, name, ts, prop, max_k, timeout, progress),
-                              daemon=True) for name in ("kind", "bmc")}
+                              daemon=True) for name in ("kind", "bmc", "random")}
     for p in runs.values():
         p.start()
     try:
@@ -259,18 +276,33 @@ def _portfolio_child(answers: Any, name: str, ts: TransitionSystem, prop: Prop, 
         answers.put((name, Result(Status.ERROR, name, 0, message=f"{type(e).__name__}: {e}")))
 
 
+RANDOM_GRACE = 10.0  # seconds BMC still gets, after a random FAIL, to find a shorter (the shortest) violation
+
+
 def _first_conclusive(answers: Any, dl: Deadline, runs: dict[str, Any]) -> Result:
     got: dict[str, Result] = {}
+    held: Result | None = None  # a random run's FAIL, returned unless BMC finds one first within the grace
+    grace_end: float | None = None
     while len(got) < len(runs):
+        end = dl.end if grace_end is None else min(grace_end, dl.end or grace_end)
         try:
-            name, r = answers.get(timeout=None if dl.end is None else max(0.05, dl.end - time.monotonic() + 1))
+            name, r = answers.get(timeout=None if end is None else max(0.05, end - time.monotonic() + 1))
         except queue.Empty:
             break
         got[name] = r
         r.engine = f"auto:{name}"
+        if name == "random" and r.status is Status.FAIL:
+            held, grace_end = r, time.monotonic() + RANDOM_GRACE
+            continue
+        if held is not None and r.status is Status.PASS:  # a concrete run refutes the proof: the kit's bug
+            return Result(Status.ERROR, "auto", r.depth, seconds=dl.elapsed(),
+                          message=f"k-induction proved what a random run refutes ({held.message})")
         if r.status is Status.FAIL or (name == "kind" and r.status is Status.PASS) or r.status is Status.ERROR:
             r.seconds = dl.elapsed()
             return r
+    if held is not None:
+        held.seconds = dl.elapsed()
+        return held
     return _merge_inconclusive(got, dl)
 
 
@@ -287,7 +319,11 @@ def _merge_inconclusive(got: dict[str, Result], dl: Deadline) -> Result:
 def _auto_in_process(ts: TransitionSystem, prop: Prop, max_k: int, timeout: float | None,
                      progress: Progress | None) -> Result:
     dl = Deadline(timeout)
-    first = kinduction(ts, prop, max_k, timeout, progress=progress)
+    shot = random_phase(ts, prop, max_k, timeout, progress)
+    if shot.status in (Status.FAIL, Status.ERROR):
+        shot.engine = "auto:random"
+        return shot
+    first = kinduction(ts, prop, max_k, dl.left_ms() and dl.left_ms() / 1000, progress=progress)  # type: ignore[operator]
     first.engine = "auto:kind"
     if first.status in (Status.PASS, Status.FAIL, Status.ERROR):
         return first
@@ -296,7 +332,7 @@ def _auto_in_process(ts: TransitionSystem, prop: Prop, max_k: int, timeout: floa
     return deep if deep.status is Status.FAIL else _merge_inconclusive({"kind": first, "bmc": deep}, dl)
 
 
-ENGINES: dict[str, Callable[..., Result]] = {"auto": auto, "bmc": bmc, "kind": kinduction}
+ENGINES: dict[str, Callable[..., Result]] = {"auto": auto, "bmc": bmc, "kind": kinduction, "random": random_phase}
 
 
 def engine(name: str) -> Callable[..., Result]:

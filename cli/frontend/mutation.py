@@ -13,7 +13,7 @@ __all__ = ["MUTANTS", "kill"]
 
 
 def kill(name: str, out: Path, warps: int = 4, prop: str = "", timeout: float = 120.0) -> Kill:
-    """Prove mutant ``name`` of SWaS; a kill is a FAIL whose witness replays on the mutant."""
+    """Prove mutant ``name`` (of SWaS unless it says otherwise); a kill is a FAIL whose witness replays on the mutant."""
     m = MUTANTS[name]
     cfg = SMConfig(warps=warps, design="swas", issue_policy=m.policy or "gtlrr", check_buffer=False)
     cfg = cfg.with_(**dict(m.config))
@@ -22,6 +22,7 @@ def kill(name: str, out: Path, warps: int = 4, prop: str = "", timeout: float = 
     o = prove_job(job)
     cycle = o.replays[0].first_violation if o.replays else None
     evidence = f"{Path(o.witness_path).name}, violation at cycle {cycle}" if o.witness_path else o.result.label
-    return Kill(m.name, m.breaks, f"prove --design swas --policy {cfg.issue_policy} --warps {warps} "
-                f"--property {job.prop}", o.result.status.value, m.equivalent, evidence,
+    policies = f"--policy {cfg.issue_policy}" if cfg.design == "swas" else \
+        f"--fetch {cfg.fetch_policy} --issue {cfg.issue_policy}"
+    return Kill(m.name, m.breaks, f"prove --design {cfg.design} {policies} --warps {warps} --property {job.prop}", o.result.status.value, m.equivalent, evidence,
                 replayed=cycle is not None, seconds=time.monotonic() - t)

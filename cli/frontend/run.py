@@ -43,9 +43,9 @@ class ProveJob:
     def __post_init__(self) -> None:
         if self.all_warps and self.recheck:
             raise ConfigError("--recheck re-checks a proof for one W; it is not available with --all-warps")
-        if any(self.config.launches):  # the reference machines start every warp at cycle 0
-            raise ConfigError(f"launches = {list(self.config.launches)!r}: prove starts every kernel at cycle 0; "
-                              "drop launches (late launches are for simulate --kernels and qaws)")
+        if self.all_warps and any(self.config.launches):
+            raise ConfigError(f"launches = {list(self.config.launches)!r}: --all-warps proves SMs whose warps all start "
+                              "at cycle 0; prove a concrete --warps W for late launches")
         self.prop = self.prop or ("oracle" if self.all_warps else default_property(self.config.design))
         get_property(self.prop).checked(FrontEnd(self.config))  # a property the design lacks is bad input
         if self.depth and self.prologue >= self.depth:

@@ -33,6 +33,8 @@ def add_config_options(p: argparse.ArgumentParser) -> None:
                    help="qaws: each warp's kernel (0-based), e.g. 0,0,1,1")
     g.add_argument("--budgets", metavar="B,B,...", type=int_list,
                    help="qaws: each kernel's budget (kernel 0 first), e.g. 1,4; equal budgets or one kernel: GTO")
+    g.add_argument("--launches", metavar="C,C,...", type=int_list,
+                   help="each kernel's launch cycle (kernel 0 first), e.g. 0,2: its warps neither fetch nor issue before")
 
 
 def int_list(text: str) -> tuple[int, ...]:
@@ -49,7 +51,7 @@ def config_from_args(a: argparse.Namespace) -> SMConfig:
     flags = {"design": a.design, "warps": a.warps, "t_fetch": a.t_fetch, "t_decode": a.t_decode,
              "ibuffer": a.ibuffer, "miss_latency": a.miss_latency, "fetch_policy": a.fetch,
              "issue_policy": a.issue if a.issue is not None else a.policy, "kernel_of_warp": getattr(a, "kernel_of_warp", None),
-             "budgets": getattr(a, "budgets", None)}
+             "budgets": getattr(a, "budgets", None), "launches": getattr(a, "launches", None)}
     merged = {**base, **{k: v for k, v in flags.items() if v is not None}}
     if a.policy and a.issue and a.policy != a.issue:
         from warpcheck.models.errors import ConfigError
@@ -128,9 +130,10 @@ def register(sub: Any) -> None:
     p.add_argument("--property", choices=list(PROPERTIES),
                    help="; ".join(f"{x.name}: {x.summary}" for x in PROPERTIES.values())
                         + " (default: exact for swas, oracle for the baseline and for --all-warps)")
-    p.add_argument("--engine", default="auto", choices=["auto", "kind", "bmc"],
-                   help="auto: k-induction and BMC in two processes, the first conclusive answer wins (default); "
-                        "kind: k-induction with proved lemmas, unbounded; bmc: bounded only")
+    p.add_argument("--engine", default="auto", choices=["auto", "kind", "bmc", "random"],
+                   help="auto: k-induction, BMC and random runs in three processes, the first conclusive answer "
+                        "wins (default; a random run's FAIL waits 10 s for a shorter one from BMC); kind: k-induction "
+                        "with proved lemmas, unbounded; bmc: bounded only; random: concrete random runs (FAIL or UNKNOWN)")
     p.add_argument("--depth", type=at_least(1), metavar="K",
                    help="largest k (kind) or depth (bmc) (default: 1 + miss latency + 2 x (t_fetch + t_decode), "
                         "19 with the paper's timing: long enough for a bug that needs a whole miss window)")

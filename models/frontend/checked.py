@@ -85,6 +85,11 @@ class Checked(TransitionSystem):
         """Fixed inputs: with them ``agree-next`` says the records of this cycle agree, if they do not read inputs."""
         return {v.name: A.false if v.kind == "bool" else A.const(v.lo) for v in self.input_vars()}
 
+    def pairs(self) -> list[tuple[str, str]]:
+        """(design variable, reference variable) of every compared field of the records."""
+        same = [(f, PREFIX + f) for f in self.reference.compared]
+        return same + [(d, PREFIX + r) for d, r in getattr(self.reference, "exported", ())]
+
     def agree(self, A: Any, s: Mapping[str, Any]) -> Any:
         """The design's issue record equals the reference's, on the compared fields."""
-        return A.and_(*[A.eq(s[f], s[PREFIX + f]) for f in self.reference.compared])
+        return A.and_(*[A.eq(s[d], s[r]) for d, r in self.pairs()])

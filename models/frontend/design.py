@@ -30,8 +30,10 @@ an in-flight result, taken branch).
 The step exports its *issue record* (in the manner of riscv-formal's RVFI):
 ``o.w`` is the warp it issued (-1: none), ``o.cls/dep/tk`` the instruction it
 popped (a NOP record when none) and ``o.f`` the warp that sent a fetch request,
-readable in the next state.  Properties
-are stated over this record, never over a recomputation of the choice.
+readable in the next state.  The issue scheduler's state after the cycle
+(``is.*``: for QAWS the group in front and the counts of context switches) is
+part of the record too.  Properties are stated over this record, never over a
+recomputation of the choice.
 """
 from __future__ import annotations
 

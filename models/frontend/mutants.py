@@ -182,6 +182,15 @@ class BranchNotPending(_PatchWarp):
         return A.and_(new, s[f"w{w}.pend"])
 
 
+class WindowStuckOpen(_PatchWarp):
+    """The design's own osched2 window counter never closes (ghost state: nothing issued changes)."""
+
+    field = "win"
+
+    def patch(self, A: Any, s: State, w: int, new: Any, cycle: tuple[Any, ...], head: dict[str, Any]) -> Any:
+        return A.const(max(self.miss_window, self.branch_window) - 1)
+
+
 class UnitReleasedEarly(FrontEnd):
     def units_next(self, A: Any, s: State, i: Mapping[str, Any], iw: Any, issued: Any) -> State:
         out = super().units_next(A, s, i, iw, issued)
@@ -309,6 +318,9 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("scoreboard-short", "scoreboard: a result is ready one cycle early", _cls(ScoreboardShort)),
     Mutant("scoreboard-long", "scoreboard: a result is ready one cycle late", _cls(ScoreboardLong)),
     Mutant("unit-released-early", "units: an unpipelined unit is released one cycle early", _cls(UnitReleasedEarly)),
+    # the baseline has scheduling errors: with its ghost window stuck open, oracle must still FAIL
+    Mutant("window-stuck-open", "oracle windows: the design's window counter never closes (baseline, lrr/gtlrr)",
+           _cls(WindowStuckOpen), config=(("design", "baseline"), ("fetch_policy", "lrr"), ("issue_policy", "gtlrr"))),
     *[Mutant(name, f"policy {p.name}: {name.split('-', 1)[1].replace('-', ' ')}", _with_policy(p), p.name,
              config=MUTANT_CONFIG.get(p.name, ()))
       for name, p in POLICY_MUTANTS.items()],

@@ -134,56 +134,91 @@ def kernel_groups(ctx: PolicyContext) -> tuple[tuple[int, ...], tuple[int, ...]]
     return tuple(order.index(b) for b in budget), tuple(order)
 
 
-def _qaws_fields(ctx: PolicyContext) -> tuple[Field, ...]:
-    budget = kernel_groups(ctx)[1]
-    if len(budget) < 2:
-        return _ptr_fields(ctx)  # one group: GTO (Alg. 1, lines 8-9)
-    return (*_ptr_fields(ctx), Field("grp", -1, 1, -1), Field("c0", 0, budget[0]), Field("c1", 0, budget[1]))
-
-
-def _qaws_cycle(A: Any, st: PState, elig: Sequence[Any], ctx: PolicyContext) -> tuple[Any, Any, Any, Any]:
-    """(group in front, current group, the greedy warp's stall switches context in its group, budget spent).
+class QawsRules:
+    """Alg. 1 as small rules, each one method, so that a single-point bug is one override.
 
     ``grp`` = -1 means no history: group 0 (the highest budget) is in front.
     """
-    grp_of, budget = kernel_groups(ctx)
-    ptr, grp = st["ptr"], st["grp"]
-    cur = A.ite(A.lt(grp, A.const(0)), A.const(0), grp)
-    member = [A.eq(cur, A.const(g)) for g in grp_of]
-    stall = A.and_(A.le(A.const(0), grp), A.select(member, ptr), A.not_(A.select(elig, ptr)))
-    switch = A.and_(stall, A.any_([A.and_(m, e) for m, e in zip(member, elig)]))
-    spent = A.le(A.select([A.const(b) for b in budget], cur), A.select([st["c0"], st["c1"]], cur))
-    front = A.ite(A.and_(switch, spent), A.sub(A.const(1), cur), cur)
-    return front, cur, switch, spent
+
+    def groups(self, ctx: PolicyContext) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return kernel_groups(ctx)
+
+    def fields(self, ctx: PolicyContext) -> tuple[Field, ...]:
+        budget = self.groups(ctx)[1]
+        if len(budget) < 2:
+            return _ptr_fields(ctx)  # one group: GTO (Alg. 1, lines 8-9)
+        return (*_ptr_fields(ctx), Field("grp", -1, 1, -1), Field("c0", 0, budget[0]), Field("c1", 0, budget[1]))
+
+    def current(self, A: Any, grp: Any) -> Any:
+        """The group in front at the start of the cycle."""
+        return A.ite(A.lt(grp, A.const(0)), A.const(0), grp)
+
+    def stall(self, A: Any, st: PState, elig: Sequence[Any], member: list[Any]) -> Any:
+        """The greedy warp belongs to the current group and is not eligible (line 13-14)."""
+        return A.and_(A.le(A.const(0), st["grp"]), A.select(member, st["ptr"]), A.not_(A.select(elig, st["ptr"])))
+
+    def switch(self, A: Any, stall: Any, elig: Sequence[Any], member: list[Any]) -> Any:
+        """A context switch: another warp of the current group is eligible."""
+        return A.and_(stall, A.any_([A.and_(m, e) for m, e in zip(member, elig)]))
+
+    def spent(self, A: Any, budget: Any, count: Any) -> Any:
+        """The group's count has reached its budget (line 18)."""
+        return A.le(budget, count)
+
+    def other(self, A: Any, cur: Any) -> Any:
+        """The group that takes the front at a hand-over (line 20)."""
+        return A.sub(A.const(1), cur)
+
+    def counted(self, A: Any, spent: Any, count: Any) -> Any:
+        """A counted switch: back to 0 at the hand-over (line 19), else one more (line 16)."""
+        return A.ite(spent, A.const(0), A.add(count, A.const(1)))
+
+    def first(self, A: Any, grp: Any, c: Any, grp_of: Sequence[int]) -> Any:
+        """The group after the first cycle: the issued warp's (-1 while nothing issued)."""
+        return A.ite(A.lt(c, A.const(0)), grp, A.select([A.const(g) for g in grp_of], c))
+
+    def within(self, A: Any, ptr: Any, elig: Sequence[Any], keys: Sequence[Any]) -> Any:
+        """SORT inside a group: greedy then oldest."""
+        return _gtlo_choose(A, ptr, elig, keys)
+
+    def cycle(self, A: Any, st: PState, elig: Sequence[Any], ctx: PolicyContext) -> tuple[Any, Any, Any, Any]:
+        """(group in front, current group, a counted context switch, budget spent)."""
+        grp_of, budget = self.groups(ctx)
+        cur = self.current(A, st["grp"])
+        member = [A.eq(cur, A.const(g)) for g in grp_of]
+        switch = self.switch(A, self.stall(A, st, elig, member), elig, member)
+        spent = self.spent(A, A.select([A.const(b) for b in budget], cur), A.select([st["c0"], st["c1"]], cur))
+        front = A.ite(A.and_(switch, spent), self.other(A, cur), cur)
+        return front, cur, switch, spent
+
+    def choose(self, A: Any, st: PState, elig: Sequence[Any], keys: Sequence[Any], ctx: PolicyContext) -> Any:
+        grp_of, budget = self.groups(ctx)
+        if len(budget) < 2:
+            return _gtlo_choose(A, st["ptr"], elig, keys)
+        front = self.cycle(A, st, elig, ctx)[0]
+        ahead = self.within(A, st["ptr"], [A.and_(e, A.eq(front, A.const(g))) for e, g in zip(elig, grp_of)], keys)
+        behind = self.within(A, st["ptr"], [A.and_(e, A.ne(front, A.const(g))) for e, g in zip(elig, grp_of)], keys)
+        return A.ite(A.le(A.const(0), ahead), ahead, behind)
+
+    def update(self, A: Any, st: PState, c: Any, elig: Sequence[Any], ctx: PolicyContext) -> dict[str, Any]:
+        grp_of, budget = self.groups(ctx)
+        ptr = _greedy_update(A, st["ptr"], c, ctx.warps)
+        if len(budget) < 2:
+            return {"ptr": ptr}
+        front, cur, switch, spent = self.cycle(A, st, elig, ctx)
+        out = {"ptr": ptr, "grp": A.ite(A.lt(st["grp"], A.const(0)), self.first(A, st["grp"], c, grp_of), front)}
+        for g in range(2):
+            hit = A.and_(switch, A.eq(cur, A.const(g)))
+            out[f"c{g}"] = A.ite(hit, self.counted(A, spent, st[f"c{g}"]), st[f"c{g}"])
+        return out
+
+    def policy(self, name: str = "qaws") -> Policy:
+        return Policy(name, "QoS-aware (Singh et al.): GTO inside the group of a kernel's budget; "
+                      "a group keeps the front for budget context switches",
+                      self.choose, self.update, self.fields, reads_elig=True)
 
 
-def _qaws_choose(A, st, elig, keys, ctx):
-    grp_of, budget = kernel_groups(ctx)
-    if len(budget) < 2:
-        return _gtlo_choose(A, st["ptr"], elig, keys)
-    front = _qaws_cycle(A, st, elig, ctx)[0]
-    ahead = _gtlo_choose(A, st["ptr"], [A.and_(e, A.eq(front, A.const(g))) for e, g in zip(elig, grp_of)], keys)
-    behind = _gtlo_choose(A, st["ptr"], [A.and_(e, A.ne(front, A.const(g))) for e, g in zip(elig, grp_of)], keys)
-    return A.ite(A.le(A.const(0), ahead), ahead, behind)
-
-
-def _qaws_update(A, st, c, elig, ctx):
-    grp_of, budget = kernel_groups(ctx)
-    ptr = _greedy_update(A, st["ptr"], c, ctx.warps)
-    if len(budget) < 2:
-        return {"ptr": ptr}
-    front, cur, switch, spent = _qaws_cycle(A, st, elig, ctx)
-    first = A.ite(A.lt(c, A.const(0)), st["grp"], A.select([A.const(g) for g in grp_of], c))
-    out = {"ptr": ptr, "grp": A.ite(A.lt(st["grp"], A.const(0)), first, front)}
-    for g in range(2):
-        counted = A.and_(switch, A.eq(cur, A.const(g)))
-        out[f"c{g}"] = A.ite(counted, A.ite(spent, A.const(0), A.add(st[f"c{g}"], A.const(1))), st[f"c{g}"])
-    return out
-
-
-QAWS = Policy("qaws", "QoS-aware (Singh et al.): GTO inside the group of a kernel's budget; "
-              "a group keeps the front for budget context switches",
-              _qaws_choose, _qaws_update, _qaws_fields, reads_elig=True)
+QAWS = QawsRules().policy()
 
 
 POLICIES: dict[str, Policy] = {p.name: p for p in [*_BASE, QAWS]}

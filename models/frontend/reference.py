@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping
 
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.kernels.kernel import CLASS_INDEX, CLASSES
+from warpcheck.models.frontend.reference_ghost import LaunchClock, Windows
 from warpcheck.models.frontend.reference_policies import RefPolicy, ref_policy
 from warpcheck.models.ts import State, Var
 
@@ -101,12 +102,16 @@ class OracleReference:
         self.pol = _bound_policy(config)
         self.swas = config.design == "swas"
         self.name = f"{view}-{self.pol.name}"
+        self.windows = Windows(config) if view == "osched2" else None
+        self.clock = LaunchClock(config)
 
     def state_vars(self) -> list[Var]:
-        return _policy_state_vars(self.pol, self.W) + _record_vars(self.W)
+        ghost = self.windows.state_vars() if self.windows else []
+        return _policy_state_vars(self.pol, self.W) + ghost + self.clock.state_vars() + _record_vars(self.W)
 
     def init(self, A: Any, p: Mapping[str, Any]) -> State:
         st = {f"pol.{k}": v for k, v in self.pol.init(A, self.W).items()}
+        st.update({**(self.windows.init(A, p) if self.windows else {}), **self.clock.init(A)})
         return {**st, "o.w": A.const(-1), **{f"o.{f}": v for f, v in _bubble(A).items()}}
 
     def _head_ready(self, A: Any, d: Mapping[str, Any], w: int) -> Any:
@@ -116,15 +121,16 @@ class OracleReference:
             ok = A.and_(ok, A.or_(A.not_(A.eq(cls, A.const(CLASS_INDEX[c]))), A.eq(d[f"u.{c}"], A.const(0))))
         return ok
 
-    def eligible(self, A: Any, d: Mapping[str, Any], w: int) -> Any:
-        """Whether the reference deems warp ``w`` eligible in design state ``d``."""
-        live, empty = A.not_(d[f"w{w}.done"]), A.eq(d[f"w{w}.n"], A.const(0))
+    def eligible(self, A: Any, d: Mapping[str, Any], w: int, r: Mapping[str, Any], win: Any = None) -> Any:
+        """Whether the reference deems warp ``w`` eligible in design state ``d`` (``win``: its window now)."""
+        live = A.and_(A.not_(d[f"w{w}.done"]), self.clock.launched(A, r, w))
+        empty = A.eq(d[f"w{w}.n"], A.const(0))
         suspended = A.lt(A.const(0), d[f"w{w}.miss"]) if self.swas else A.const(False)
         assumed = A.and_(live, A.or_(empty, self._head_ready(A, d, w)))
         if self.view == "ideal":
             return A.and_(assumed, A.not_(suspended))
         real = A.and_(live, A.not_(empty), self._head_ready(A, d, w), A.not_(suspended))
-        return A.ite(A.lt(A.const(0), d[f"w{w}.win"]), real, assumed)
+        return A.ite(A.lt(A.const(0), win), real, assumed)
 
     def occupancy(self, A: Any, d: Mapping[str, Any], w: int) -> Any:
         """Instructions of warp w fetched and not issued (Icount's key)."""
@@ -135,15 +141,18 @@ class OracleReference:
         return n
 
     def step(self, A: Any, r: Mapping[str, Any], i: Mapping[str, Any], d: Mapping[str, Any]) -> State:
-        elig = [self.eligible(A, d, w) for w in range(self.W)]
+        now = self.windows.now(A, r, d) if self.windows else {}
+        elig = [self.eligible(A, d, w, r, now.get(f"w{w}.win")) for w in range(self.W)]
         keys = [self.occupancy(A, d, w) for w in range(self.W)]
         choice = self.pol.choose(A, _pol_state(r), elig, keys)
         nxt = self.pol.next(A, _pol_state(r), choice, self.W, elig)
-        return {**{f"pol.{k}": v for k, v in nxt.items()}, "o.w": choice,
+        ghost = {**(self.windows.step(A, now, i) if self.windows else {}), **self.clock.step(A, r)}
+        return {**{f"pol.{k}": v for k, v in nxt.items()}, **ghost, "o.w": choice,
                 **{f"o.{f}": v for f, v in _bubble(A).items()}}
 
     def lemmas(self, A: Any, r: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, Any]:
-        return ptr_candidates(A, self.W, d, r)
+        ghost = {**(self.windows.lemmas(A, r, d) if self.windows else {}), **self.clock.lemmas(A, r, d)}
+        return {**ptr_candidates(A, self.W, d, r), **{f"ghost.{k}": v for k, v in ghost.items()}}
 
 
 class AnalysisMachine:
@@ -161,6 +170,9 @@ class AnalysisMachine:
         self.pol = _bound_policy(config)
         self.lat = [config.latency[c] for c in CLASSES]
         self.name = f"analysis-{self.pol.name}"
+        self.clock = LaunchClock(config)
+        # QAWS's group and counts, which the design exports as its scheduler record (is.grp, is.c0, is.c1)
+        self.exported = tuple((f"is.{n}", f"pol.{n}") for n, _, _ in self.pol.fields(self.W) if n not in ("last", "turn"))
 
     # -- variables ---------------------------------------------------------
     def state_vars(self) -> list[Var]:
@@ -172,6 +184,7 @@ class AnalysisMachine:
             vs += [Var(f"w{w}.sb", "int", 0, self.c.max_latency - 1), Var(f"w{w}.susp", "int", 0, self.c.miss_latency),
                    Var(f"w{w}.refetch", "bool"), Var(f"w{w}.wrong", "bool"), Var(f"w{w}.done", "bool")]
         vs += [Var(f"u.{c}", "int", 0, self.c.latency[c] - 1) for c in self.c.unpipelined]
+        vs += self.clock.state_vars()
         return vs + _policy_state_vars(self.pol, self.W) + _record_vars(self.W) + [Var("o.f", "int", -1, self.W - 1)]
 
     def _q(self, r: Mapping[str, Any], w: int, j: int) -> dict[str, Any]:
@@ -191,14 +204,15 @@ class AnalysisMachine:
             s.update({f"w{w}.sb": A.const(0), f"w{w}.susp": A.const(0), f"w{w}.refetch": A.const(False),
                       f"w{w}.wrong": flush, f"w{w}.done": A.const(False)})
         s.update({f"u.{c}": A.const(0) for c in self.c.unpipelined})
+        s.update(self.clock.init(A))
         s.update({f"pol.{k}": v for k, v in self.pol.init(A, self.W).items()})
         return {**s, "o.w": A.const(-1), "o.f": A.const(-1), **{f"o.{f}": v for f, v in _bubble(A).items()}}
 
     # -- one cycle -------------------------------------------------------------
     def eligible(self, A: Any, r: Mapping[str, Any], w: int) -> Any:
-        """Not exited, not suspended, head operands available, head's unit free."""
+        """Launched, not exited, not suspended, head operands available, head's unit free."""
         head = self._q(r, w, 0)
-        ok = A.and_(A.not_(r[f"w{w}.done"]), A.eq(r[f"w{w}.susp"], A.const(0)),
+        ok = A.and_(self.clock.launched(A, r, w), A.not_(r[f"w{w}.done"]), A.eq(r[f"w{w}.susp"], A.const(0)),
                     A.or_(A.not_(head["dep"]), A.eq(r[f"w{w}.sb"], A.const(0))))
         for c in self.c.unpipelined:
             ok = A.and_(ok, A.or_(A.not_(A.eq(head["cls"], A.const(CLASS_INDEX[c]))), A.eq(r[f"u.{c}"], A.const(0))))
@@ -222,6 +236,7 @@ class AnalysisMachine:
             busy = A.eq(issued["cls"], A.const(CLASS_INDEX[c]))
             out[f"u.{c}"] = A.ite(busy, A.const(self.c.latency[c] - 1), _countdown(A, r[f"u.{c}"]))
         out.update({f"pol.{k}": v for k, v in self.pol.next(A, _pol_state(r), iw, self.W, elig).items()})
+        out.update(self.clock.step(A, r))
         return {**out, "o.w": iw, "o.f": iw, **{f"o.{f}": issued[f] for f in INSTR}}
 
     def _warp(self, A: Any, r: Mapping[str, Any], i: Mapping[str, Any], w: int, me: Any) -> State:
@@ -251,7 +266,7 @@ class AnalysisMachine:
     # -- the link to the design, as candidate lemmas -----------------------------
     def lemmas(self, A: Any, r: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, Any]:
         """Candidates relating the design's state to this machine's (proved before use, never assumed)."""
-        out = ptr_candidates(A, self.W, d, r)
+        out = {**ptr_candidates(A, self.W, d, r), **self.clock.lemmas(A, r, d)}
         for c in self.c.unpipelined:
             out[f"u.{c}"] = A.eq(d[f"u.{c}"], r[f"u.{c}"])
         for w in range(self.W):

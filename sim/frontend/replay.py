@@ -81,7 +81,7 @@ def replay(config: SMConfig, ibuffers: list, streams: list, prop: str, cycles: i
     ts, source = Checked(fe, ref), list_source(streams)
     s = ts.init(A, initial_params(fe, ibuffers))
     own = ProgramFeed(ref, source) if isinstance(ref, AnalysisMachine) and config.design != "swas" else None
-    fields = [f for f in ref.compared if f in RECORD] if own else list(ref.compared)
+    fields = [(f, PREFIX + f) for f in ref.compared if f in RECORD] if own else ts.pairs()
     feed = Feeder(fe, source)
     out = Replay(config.design, config, prologue=prologue)
     for _ in range(cycles):
@@ -90,7 +90,7 @@ def replay(config: SMConfig, ibuffers: list, streams: list, prop: str, cycles: i
         fw, occ = fe.fetch_choice(A, s), [fe.occupancy(A, s, w) for w in range(fe.W)]
         s = ts.step_with(A, s, i, ri)
         out.cycles.append(Cycle(s["o.w"], s[PREFIX + "o.w"], fw, _text(s, "o."), occ, _text(s, PREFIX + "o."),
-                                all(s[f] == s[PREFIX + f] for f in fields)))
+                                all(s[d] == s[r] for d, r in fields)))
     return out
 
 

@@ -41,7 +41,8 @@ VIEWS = {"oracle": "osched2", "ideal": "ideal"}
 
 
 def _ref_eligible(config: SMConfig, prop: str, A: Any, s: dict, w: int) -> Any:
-    return OracleReference(config, VIEWS[prop]).eligible(A, s, w)
+    """The reference view of warp w; its window is still the design's counter here (not yet its own: see docs)."""
+    return OracleReference(config, VIEWS[prop]).eligible(A, s, w, {}, s[f"w{w}.win"])
 
 
 def component(config: SMConfig, prop: str, timeout: float | None) -> Result:

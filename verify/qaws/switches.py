@@ -20,11 +20,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from warpcheck.models.frontend.config import SMConfig
-from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.design import FrontEnd
-from warpcheck.models.frontend.policies import PolicyContext, kernel_groups
 from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, cover, kinduction
+from warpcheck.verify.qaws.kernels import split_by_budget
 from warpcheck.verify.qaws.wcrt import trace_replays
 from warpcheck.verify.result import Result, Status
 
@@ -33,14 +32,9 @@ class SwitchMonitor(TransitionSystem):
     """A SWaS front end plus ``mon.last`` (the warp issued last) and ``mon.sw`` (K1's switches in this window)."""
 
     def __init__(self, fe: FrontEnd) -> None:
-        config = fe.c
-        groups, budgets = kernel_groups(PolicyContext(config.warps, config.kernel_of_warp, config.budgets))
-        if len(budgets) != 2:
-            raise ConfigError("the switch bound needs two kernels of different budgets (kernel_of_warp, budgets)")
         self.fe, self.name = fe, f"switches-{fe.name}"
-        self.high = [w for w, g in enumerate(groups) if g == 0]  # K2: the larger budget
-        self.low = [w for w, g in enumerate(groups) if g == 1]
-        self.budget = budgets[1]  # K1's
+        # K2 (the larger budget) and K1, from the configuration: never from the policy's grouping
+        self.high, self.low, self.budget = split_by_budget(fe.c, "the switch bound")
 
     def state_vars(self) -> list[Var]:
         return self.fe.state_vars() + [Var("mon.last", "int", -1, self.fe.W - 1),

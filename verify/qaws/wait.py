@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from warpcheck.models.frontend.config import SMConfig
-from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.design import FrontEnd
-from warpcheck.models.frontend.policies import PolicyContext, kernel_groups
+from warpcheck.verify.qaws.kernels import split_by_budget
 from warpcheck.models.ts import State, Var
 from warpcheck.verify.engines import bmc
 from warpcheck.verify.result import Result
@@ -27,12 +26,9 @@ class WaitMonitor(FrontEnd):
 
     def __init__(self, config: SMConfig, cap: int) -> None:
         super().__init__(config)
-        groups, budgets = kernel_groups(PolicyContext(config.warps, config.kernel_of_warp, config.budgets))
-        if len(budgets) != 2:
-            raise ConfigError("the waiting-time search needs two kernels of different budgets (kernel_of_warp, budgets)")
         self.cap = cap
-        self.high = [w for w, g in enumerate(groups) if g == 0]  # K2: the larger budget
-        self.low = [w for w, g in enumerate(groups) if g == 1]
+        # K2 (the larger budget) and K1, from the configuration: never from the policy's grouping
+        self.high, self.low, _ = split_by_budget(config, "the waiting-time search")
 
     def state_vars(self) -> list[Var]:
         return super().state_vars() + [Var("mon.wait", "int", 0, self.cap + 1)]
