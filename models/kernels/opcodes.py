@@ -52,7 +52,7 @@ def _ops(names: str, cls: str, what: str, **kw) -> list[OpSpec]:
 
 _PTX: list[OpSpec] = [
     *_ops("add sub mul mad fma div rem abs neg min max setp set selp slct copysign testp", "by type",
-          "arithmetic / compare: int, or its float class on a float type"),
+          "arithmetic / compare: int (div, rem: fdiv), or its float class on a float type"),
     *_ops("rcp sqrt rsqrt ex2 lg2 sin cos tanh", "by type", "special function: fdiv / fsqrt class on floats"),
     *_ops("mul24 mad24 sad addc subc madc popc clz bfind fns brev bfe bfi dp4a dp2a and or xor not cnot lop3 "
           "shf shl shr prmt mov cvta isspacep mapa getctarank createpolicy", "int", "integer / bit / move"),
@@ -214,18 +214,27 @@ def supported_names(table: dict[str, OpSpec]) -> str:
 
 
 def markdown_table() -> str:
-    """The supported-instruction tables of docs/kernels.md (generated from this module; a test compares)."""
+    """The supported-instruction tables of docs/kernels.md (generated from this module; a test compares).
+
+    Opcodes whose entries agree on everything are one row.
+    """
     out = []
     for title, table in (("PTX", PTX_TABLE), ("SASS-style", SASS_TABLE)):
-        out += [f"#### {title}", "", "| opcode (prefix) | class | latency class | memory | space | per-lane result | what |",
+        out += [f"#### {title}", "", "| opcodes (prefixes) | class | latency class | memory | space | per-lane result | what |",
                 "|---|---|---|---|---|---|---|"]
+        rows: dict[tuple, list[str]] = {}
         for s in sorted(table.values(), key=lambda s: s.name.lower()):
-            unit = s.unit or ("space" if s.access else s.cls)
-            out.append(f"| `{s.name}` | {s.cls} | {unit} | {s.access or '-'} | {s.space or ('modifier' if s.access else '-')} "
-                       f"| {'yes' if s.varies else '-'} | {s.what} |")
+            unit = s.unit + " + space" if s.unit and s.access else s.unit or ("space" if s.access else s.cls)
+            key = (s.cls, unit, s.access or "-", s.space or ("modifier" if s.access else "-"),
+                   "yes" if s.varies else "-", s.what)
+            rows.setdefault(key, []).append(f"`{s.name}`")
+        out += [f"| {' '.join(names)} | {' | '.join(key)} |" for key, names in rows.items()]
         out.append("")
-    out += ["#### Refused by name (PTX)", "", "| opcode | why |", "|---|---|"]
-    out += [f"| `{k}` | {v} |" for k, v in sorted(PTX_REFUSED.items())]
+    out += ["#### Refused by name (PTX)", "", "| opcodes | why |", "|---|---|"]
+    why: dict[str, list[str]] = {}
+    for name, reason in sorted(PTX_REFUSED.items()):
+        why.setdefault(reason, []).append(f"`{name}`")
+    out += [f"| {' '.join(names)} | {reason} |" for reason, names in why.items()]
     return "\n".join(out) + "\n"
 
 

@@ -21,7 +21,7 @@ from warpcheck.models.kernels.kernel import Instruction, Kernel
 from warpcheck.models.kernels.opcodes import OpSpec, PTX_TABLE, ptx_spec, refused_reason, supported_names
 from warpcheck.models.kernels.ptx_calls import PtxModule
 
-_INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%[\w.$]+)\s+)?(?P<op>[a-z][a-z0-9_.]*)(?:\s+(?P<args>.*?))?\s*;$")
+_INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%[\w.$]+)\s+)?(?P<op>[a-z][A-Za-z0-9_.:]*)(?:\s+(?P<args>.*?))?\s*;$")
 _LABEL = re.compile(r"^(?P<label>[$%\w][\w$]*)\s*:\s*(?P<rest>.*)$")
 _ENTRY = re.compile(r"^(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?P<kind>entry|func)\s+(?:\([^)]*\)\s*)?(?P<name>[\w$]+)")
 _LABEL_ONLY = re.compile(r"[$%\w][\w$]*\s*:(?=\s*\{|\s*$)")

@@ -271,7 +271,7 @@ def _block(run: _WarpRun, cfg: KernelCFG, stack: st.Stack, blk, line_bytes: int)
             stop = _record(run, ins, pc, holds, line_bytes)
             if stop is not None:
                 return stop
-        if ins.base in ("bar", "barrier") and active:
+        if ins.base in ("bar", "barrier") and not ins.opcode.startswith("bar.warp") and active:  # bar.warp.sync: one warp
             run.epoch += 1
         _execute(run, ins, active, holds)
     return st.goto(stack, blk.end, run.kernel.syntax)
