@@ -24,6 +24,11 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     "frontend": (["models.frontend.design", "models.frontend.policies", "models.frontend.oracles",
                   "models.frontend.open_warp"],
                  ["models.frontend.reference", "models.frontend.reference_policies"]),
+    # the warp-level analyses (parser classes, stack, CFG, value agreement, IPET) vs each thread run alone
+    "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
+                 "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",
+                 "models.kernels.warp_cfg", "encodings.kernels.ipet", "sim.kernels.simt"],
+                ["sim.kernels.reference"]),
 }
 
 

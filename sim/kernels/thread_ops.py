@@ -26,11 +26,12 @@ from functools import lru_cache
 
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Instruction
-from warpcheck.models.kernels.opcodes import spec_of
 
 _SASS_ALIAS = {"iadd": "add", "iadd3": "add", "imul": "mul", "imad": "mad", "isetp": "setp", "fadd": "add",
                "fmul": "mul", "ffma": "fma", "fsetp": "setp", "ldg": "ld", "lds": "ld", "ldl": "ld", "ldc": "ld",
                "stg": "st", "sts": "st", "stl": "st", "s2r": "mov", "sel": "sel", "imnmx": "min", "lop": "lop"}
+# Results that differ per lane whatever the sources (tensor-core fragments, matches, barrier states).
+_PER_LANE = ("wmma", "mma", "ldmatrix", "movmatrix", "match", "redux", "mbarrier", "hmma", "ldsm")
 _CMP = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
         "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lo": lambda a, b: a < b, "ls": lambda a, b: a <= b,
         "hi": lambda a, b: a > b, "hs": lambda a, b: a >= b}
@@ -209,8 +210,7 @@ class Machine:
         if base == "cp" and ins.opcode.startswith(("cp.async.ca", "cp.async.cg")) and len(ins.srcs) >= 3:
             self._copy(t, ins)
             return
-        spec = spec_of(ins.opcode)
-        if spec is not None and spec.varies and base not in _OPS:  # fragments: every lane holds its own part
+        if base in _PER_LANE:  # fragments: every lane holds its own part of the tile
             args = [self.value(t, s, dtype) for s in ins.srcs]
             self._write(t, ins.dst, _opaque(ins, args + [t.lane]), dtype)
             return
