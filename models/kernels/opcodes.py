@@ -55,7 +55,7 @@ _PTX: list[OpSpec] = [
           "arithmetic / compare: int (div, rem: fdiv), or its float class on a float type"),
     *_ops("rcp sqrt rsqrt ex2 lg2 sin cos tanh", "by type", "special function: fdiv / fsqrt class on floats"),
     *_ops("mul24 mad24 sad addc subc madc popc clz bfind fns brev bfe bfi dp4a dp2a and or xor not cnot lop3 "
-          "shf shl shr prmt mov cvta isspacep mapa getctarank createpolicy", "int", "integer / bit / move"),
+          "shf shl shr prmt mov cvta isspacep mapa getctarank createpolicy bmsk szext", "int", "integer / bit / move"),
     OpSpec("cvt", "by type", what="conversion: fcvt when a float type is involved, else int"),
     *_ops("shfl vote match activemask elect", "int", "warp-wide exchange: the result differs per lane", varies=True),
     OpSpec("redux", "int", varies=True, what="warp reduction (its result taken as per-lane, conservatively)"),
@@ -120,9 +120,9 @@ PTX_REFUSED = {
     "discard": "a cache-line discard", "applypriority": "a cache priority change",
     "clusterlaunchcontrol": "a cluster launch control query",
     "istypep": "a texture / sampler type test",
-    "vadd": "a SIMD video instruction", "vsub": "a SIMD video instruction", "vmad": "a SIMD video instruction",
-    "vabsdiff": "a SIMD video instruction", "vmin": "a SIMD video instruction", "vmax": "a SIMD video instruction",
-    "vset": "a SIMD video instruction", "vshl": "a SIMD video instruction", "vshr": "a SIMD video instruction",
+    "tensormap": "a tensor-map update",
+    **dict.fromkeys("vadd vsub vmad vabsdiff vmin vmax vset vshl vshr vadd2 vadd4 vsub2 vsub4 vavrg2 vavrg4 "
+                    "vabsdiff2 vabsdiff4 vmin2 vmin4 vmax2 vmax4 vset2 vset4".split(), "a video instruction"),
 }
 
 _SASS: list[OpSpec] = [
@@ -238,5 +238,20 @@ def markdown_table() -> str:
     return "\n".join(out) + "\n"
 
 
-if __name__ == "__main__":
-    print(markdown_table(), end="")
+DOC_START, DOC_END = "<!-- instruction table: generated, do not edit -->\n", "<!-- end of instruction table -->"
+
+
+def with_table(doc: str) -> str:
+    """``doc`` with the text between the table's markers replaced by :func:`markdown_table`."""
+    i, j = doc.index(DOC_START) + len(DOC_START), doc.index(DOC_END)
+    return doc[:i] + "\n" + markdown_table() + "\n" + doc[j:]
+
+
+if __name__ == "__main__":  # python -m warpcheck.models.kernels.opcodes [docs/kernels.md]: print, or rewrite the doc
+    import sys
+    from pathlib import Path
+
+    if len(sys.argv) > 1:
+        Path(sys.argv[1]).write_text(with_table(Path(sys.argv[1]).read_text()))
+    else:
+        print(markdown_table(), end="")
