@@ -65,8 +65,9 @@ def test_a_mutant_is_undone_after_its_check():
 
 # Found by the reference while building the suite: the lower half runs the loop to its end and exits,
 # then the upper half resumes inside the loop.  Its abstract stack is that of the whole warp (the
-# abstract stack forgets exited threads), so both halves' iterations fall in one warp-level cycle
-# whose region constraint allows N header executions in all: 2N - 1 run.  Open: the bound is unsound.
+# abstract stack forgets exited threads), so both halves' iterations fell in one warp-level cycle
+# whose region constraint allowed N header executions in all, while 2N - 1 run (bound 34 < 43
+# cycles at N = 4).  Such a loop is now refused by name.
 SPLIT_LOOP = """.kernel split_loop
 .param n
         S2R R0, SR_TID.X ;
@@ -81,16 +82,17 @@ SKIP:   ISETP.GE P1, R1, n ;
 """
 
 
-@pytest.mark.xfail(strict=True, reason="open: exits inside a loop let a sibling group resume in the same "
-                                       "warp-level cycle; the region constraint counts one stay (34 < 43 cycles)")
-def test_a_loop_resumed_by_a_sibling_group_after_an_exit_is_bounded_soundly():
-    from warpcheck.encodings.kernels.ipet import wcet
+def test_a_loop_resumed_by_a_sibling_group_after_an_exit_is_refused_not_bounded_unsoundly(tmp_path, capsys):
+    from warpcheck.cli.main import main
     from warpcheck.models.kernels.sass import parse_sass
-    from warpcheck.models.kernels.warp_cfg import build_warp_cfg
     from warpcheck.sim.kernels.simt import run_warp
     from warpcheck.sim.kernels.thread_ops import WarpInputs
 
     [k] = parse_sass(SPLIT_LOOP)
     run = run_warp(k, WarpInputs(params={"n": 4}), 32)
-    assert max(run.header_counts.values()) == 4  # each thread: 4 header executions
-    assert wcet(build_warp_cfg(k), {"HEAD": 4})[0].wcet >= run.cycles  # 34 < 43 today
+    assert max(run.header_counts.values()) == 4 and run.cycles == 43  # each thread: 4 header executions
+    path = tmp_path / "split_loop.sass"
+    path.write_text(SPLIT_LOOP)
+    assert main(["wcet", str(path), "--loop-bound", "HEAD=4"]) == 2
+    err = capsys.readouterr().err
+    assert "in the loop headed by 'HEAD'" in err and "IPET cannot bound such a loop soundly" in err
