@@ -193,3 +193,21 @@ def test_the_docs_table_is_the_models_table():
     doc = (ROOT / "docs" / "kernels.md").read_text()
     assert with_table(doc) == doc, "regenerate: python -m warpcheck.models.kernels.opcodes docs/kernels.md"
     assert "| `wmma.load` |" in doc and "| `nanosleep` |" in doc
+
+
+def test_a_sass_copy_whose_size_is_in_its_opcode_is_refused_by_analyze(tmp_path, capsys):
+    path = tmp_path / "ldg.sass"
+    path.write_text("S2R R0, SR_TID.X ;\nLDGSTS [R1], [R0] ;\nEXIT ;\n")
+    assert main(["analyze", str(path), "--grid", "1", "--block", "32"]) == 2
+    assert "a copy without a size operand (LDGSTS" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line, what", [
+    ("wmma.load.x.sync.aligned.row.m16n16k16.global.f16 {%r1}, [%rd1];", "it needs a matrix (a, b, c, d)"),
+    ("wmma.load.a.sync.aligned.m16n16k16.global.f16 {%r1}, [%rd1];", "a layout (row, col)"),
+    ("wmma.store.d.sync.aligned.row.m16n16k16.global.f32 %r1, {%f1};", "no operand is an [address]"),
+    ("cp.async.ca.shared.global [%rd1], [%rd2];", "it needs a [shared] address, a [global] address and a size"),
+])
+def test_malformed_tensor_core_and_copy_instructions_are_one_line_errors(line, what):
+    with pytest.raises(InputFileError, match=re.escape(what)):
+        parse_ptx(module(line), "k.ptx")

@@ -201,11 +201,12 @@ def wmma_tile(opcode: str) -> tuple[int, int, int]:
     shape = next((p for p in parts if re.fullmatch(r"m\d+n\d+k\d+", p)), None)
     matrix = next((p for p in parts[2:3] if p in ("a", "b", "c", "d")), None)
     bits = next((_BITS[p] for p in reversed(parts) if p in _BITS), None)
-    if shape is None or matrix is None or bits is None:
-        raise ValueError(f"{opcode!r} names no matrix (a, b, c, d), shape (mMnNkK) or element type")
+    layout = next((p for p in parts if p in ("row", "col")), None)
+    if shape is None or matrix is None or bits is None or layout is None:
+        raise ValueError("it needs a matrix (a, b, c, d), a layout (row, col), a shape (mMnNkK) and an element type")
     m, n, k = map(int, re.findall(r"\d+", shape))
     rows, cols = {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[matrix]
-    return (rows, cols, bits) if "row" in parts else (cols, rows, bits)
+    return (rows, cols, bits) if layout == "row" else (cols, rows, bits)
 
 
 def supported_names(table: dict[str, OpSpec]) -> str:

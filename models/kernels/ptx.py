@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from warpcheck.models.errors import InputFileError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
-from warpcheck.models.kernels.opcodes import OpSpec, PTX_TABLE, ptx_spec, refused_reason, supported_names
+from warpcheck.models.kernels.opcodes import OpSpec, PTX_TABLE, ptx_spec, refused_reason, supported_names, wmma_tile
 from warpcheck.models.kernels.ptx_calls import PtxModule
 
 _INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%[\w.$]+)\s+)?(?P<op>[a-z][A-Za-z0-9_.:]*)(?:\s+(?P<args>.*?))?\s*;$")
@@ -104,7 +104,7 @@ class _Parser:
                 return self._prototype(header, first, kind, i + 1)
             i += 1
         name, returns, params = _signature(header)
-        self._check_params(header, name, params, lines[first][0])
+        self._check_params(header, name, params, lines[first:i + 1])
         if i == len(lines):
             raise self.error(lines[first][0], 1, name, "the function has no body ('{') and no ';' ending a prototype")
         rest = lines[i][1][lines[i][1].find("{") + 1:].strip()
@@ -117,14 +117,15 @@ class _Parser:
             self.returns[name] = returns
         return i + used if rest else i + 1 + used
 
-    def _check_params(self, header: str, name: str, params: tuple[str, ...], lineno: int) -> None:
+    def _check_params(self, header: str, name: str, params: tuple[str, ...], lines) -> None:
         """Refuse a parameter declaration the signature does not name (never drop a parameter)."""
         m = _HEADER.search(header)
         written = re.findall(r"\.param\b[^,)]*", header[m.end():]) if m else []
         if len(written) != len(params):
-            bad = next((w for w in written if not _PARAM.match(w)), written[-1] if written else "")
-            raise self.error(lineno, 1, " ".join(bad.split()), f"a parameter of {name!r} that is not "
-                             "'.param [.align N] .type [.ptr [.space] [.align N]] NAME'")
+            bad = " ".join(next((w for w in written if not _PARAM.match(w)), written[-1] if written else "").split())
+            lineno, text = next(((n, t) for n, t in lines if bad.split()[-1:] and bad.split()[-1] in t), lines[0])
+            raise self.error(lineno, text.find(".param") + 1 if ".param" in text else 1, bad,
+                             f"a parameter of {name!r} that is not '.param [.align N] .type [.ptr [.space] [.align N]] NAME'")
 
     def _prototype(self, header: str, first: int, kind: str, nxt: int) -> int:
         """A declaration without a body (``.func`` prototype, ``.extern .func``): remembered, no kernel."""
@@ -202,6 +203,11 @@ class _Parser:
         needed, what = _OPERANDS_NEEDED.get(spec.name, _OPERANDS_NEEDED.get(op.split(".")[0], (0, "")))
         if len(args) < needed:
             self._fail(lineno, 1, op, f"it needs {what} (operands separated by ','), got {len(args)} operand(s)")
+        if spec.name in ("wmma.load", "wmma.store"):
+            try:
+                wmma_tile(op)
+            except ValueError as e:
+                self._fail(lineno, 1, op, str(e))
         if spec.name in _ADDRESSED and not any(a.startswith("[") for a in args):
             self._fail(lineno, 1, op, f"it needs {_OPERANDS_NEEDED[spec.name][1]}; no operand is an [address]")
         return _make(op, args, guard, line, lineno, spec)

@@ -152,6 +152,8 @@ def _unsupported(ins: Instruction) -> str | None:
         return "a TMA copy (its global addresses come from a tensor map)"
     if spec.access not in LISTED:
         return f"a global {spec.access} ({spec.name})"
+    if spec.access in ("copy", "bulk") and len(ins.srcs) < 3:
+        return f"a copy without a size operand ({spec.name}: its size is in its opcode)"
     return None
 
 
