@@ -135,6 +135,7 @@ cp.async.bulk.global.shared::cta.bulk_group [%rd1], [tile], 512;"""
     [k] = parse_ptx(module(body))
     an = analyze(k, (1, 1, 1), (32, 1, 1), {"k_param_0": 4096, "k_param_1": 0})
     wmma, copy, bulk = an.warps[0].accesses
+    assert [i for _, i in an.warps[0].trace if i >= 0] == [0, 1, 2]  # the trace points at the listed accesses
     assert wmma.kind == "L" and wmma.lines == tuple(4096 + 512 * r for r in range(16))  # stride 256 f16
     assert copy.kind == "L" and copy.lines == (4096,)  # lanes 4.. read 0 bytes (zero-fill)
     assert bulk.kind == "S" and bulk.lines == tuple(4096 + 128 * i for i in range(4))
@@ -211,3 +212,15 @@ def test_a_sass_copy_whose_size_is_in_its_opcode_is_refused_by_analyze(tmp_path,
 def test_malformed_tensor_core_and_copy_instructions_are_one_line_errors(line, what):
     with pytest.raises(InputFileError, match=re.escape(what)):
         parse_ptx(module(line), "k.ptx")
+
+
+def test_a_copy_that_reads_nothing_is_no_access_and_a_huge_one_is_refused():
+    body = """ld.param.u64 %rd1, [k_param_0];
+cp.async.cg.shared.global [tile], [%rd1], 16, 0;
+cp.async.bulk.global.shared::cta.bulk_group [%rd1], [tile], %r1;"""
+    [k] = parse_ptx(module("mov.u32 %r1, 4096;\n" + body))
+    an = analyze(k, (1, 1, 1), (32, 1, 1), {"k_param_0": 0, "k_param_1": 0})
+    assert [a.kind for a in an.warps[0].accesses] == ["S"] and [i for _, i in an.warps[0].trace] == [-1, -1, -1, 0, -1]
+    [k] = parse_ptx(module("mov.u32 %r1, 2000000000;\n" + body))
+    with pytest.raises(ConfigError, match="copies 2000000000 bytes"):
+        analyze(k, (1, 1, 1), (32, 1, 1), {"k_param_0": 0, "k_param_1": 0})

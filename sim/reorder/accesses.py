@@ -43,6 +43,7 @@ GLOBAL_SPACES = ("global", "generic")
 UNSUPPORTED = {"atom": "an atomic", "red": "an atomic reduction", "call": "a call", "tex": "a texture fetch",
                "tld4": "a texture fetch", "suld": "a surface load", "sust": "a surface store",
                "sured": "a surface reduction"}
+MAX_COPY_BYTES = 1 << 20  # a larger bulk copy is refused (its line list would be huge)
 LISTED = ("load", "store", "copy", "bulk")  # the accesses whose global footprint the analyzer computes
 
 
@@ -284,9 +285,15 @@ def _record(run: _WarpRun, ins: Instruction, pc: int, holds: list[int], line_byt
     if any(run.tainted(i, operands) for i in holds):
         return _Stop(pc, "the address")
     regions = [r for i in holds for r in _regions(run.machine, run.lanes[i], ins)]
+    big = next((n for _, n in regions if n > MAX_COPY_BYTES), None)
+    if big is not None:
+        raise ConfigError(f"line {ins.line}: {' '.join(ins.text.split())!r} copies {big} bytes; the analyzer lists "
+                          f"copies of at most {MAX_COPY_BYTES} bytes (check the size operand or the parameters)")
     lines = tuple(sorted({line for a, n in regions if n > 0 for line in _lines(a, n, line_bytes)}))
     if lines:
         run.accesses.append(Access(pc, _kind(ins), lines, len(holds), run.epoch))
+    else:  # every lane reads nothing (cp.async with src-size 0): no access, as for a warp with no active lane
+        run.trace[-1] = (pc, -1)
     return None
 
 
