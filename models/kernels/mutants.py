@@ -103,6 +103,10 @@ def _not_taken_path_lost(branch):
 
 
 # -- value agreement ------------------------------------------------------------
+def _fragment_agrees(table):
+    return {**table, "wmma.load": replace(table["wmma.load"], varies=False)}
+
+
 def _partial_write_agrees(transfer):
     def patched(self, pc, facts, group):
         _, _, _, _, _, regs = self.info[pc]
@@ -144,6 +148,9 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("partial-write-agrees", "value agreement: a register written by part of a group keeps its "
            "agreement in the enclosing group", "models.kernels.value_agreement:RegisterBits.transfer",
            _partial_write_agrees, "uniform", "examples/sass/partial_write.sass", ()),
+    Mutant("fragment-agrees", "value agreement: a wmma fragment loaded from one address is taken as the same "
+           "in every thread (the instruction table's per-lane flag)", "models.kernels.opcodes:PTX_TABLE",
+           _fragment_agrees, "uniform", "examples/kernels/fragment_branch.ptx", (0, 4096)),
     Mutant("tid-agrees", "value agreement: %tid.x is taken as the same in every thread",
            "models.kernels.value_agreement:source_varies", _tid_agrees, "uniform", "examples/sass/slides.sass", ()),
 ]}
