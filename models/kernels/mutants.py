@@ -150,7 +150,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            _partial_write_agrees, "uniform", "examples/sass/partial_write.sass", ()),
     Mutant("fragment-agrees", "value agreement: a wmma fragment loaded from one address is taken as the same "
            "in every thread (the instruction table's per-lane flag)", "models.kernels.opcodes:PTX_TABLE",
-           _fragment_agrees, "uniform", "examples/kernels/fragment_branch.ptx", (0, 4096)),
+           _fragment_agrees, "uniform", "examples/kernels/fragment_branch.ptx", (0, 4096, 2)),
     Mutant("tid-agrees", "value agreement: %tid.x is taken as the same in every thread",
            "models.kernels.value_agreement:source_varies", _tid_agrees, "uniform", "examples/sass/slides.sass", ()),
 ]}
