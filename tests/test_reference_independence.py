@@ -36,6 +36,11 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
                                                      "ranking", "search")]],
                  [f"sim.makespan.{m}" for m in ("check", "replay", "capped", "lininv", "pumped", "blocks", "numbers",
                                                 "reference", "reference_enum")]),
+    # the warp-level analyses (parser classes, stack, CFG, value agreement, IPET) vs each thread run alone
+    "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
+                 "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",
+                 "models.kernels.warp_cfg", "encodings.kernels.ipet", "sim.kernels.simt"],
+                ["sim.kernels.reference"]),
 }
 
 

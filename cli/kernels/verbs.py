@@ -286,7 +286,8 @@ def _add_cost(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("cost model (cycles per instruction class)")
     g.add_argument("--latency", action="append", metavar="CLASS=N",
                    help="override a class latency (int 1, fadd/fmul/fmadd 4, fcvt 5, fdiv/fsqrt 16, mem 100, "
-                        "branch 1, exit 1; shared 20, param/const 4)")
+                        "branch 1, exit 1; shared 20, param/const 4; tensor 32, and added to an access's space: "
+                        "matrix 16, cp_async 20, bulk_copy 200, tma 200)")
     g.add_argument("--mem-latency", type=int, metavar="N", help="latency of global/local memory (default 100)")
 
 

@@ -148,6 +148,7 @@ def _region_constraint(wcfg: WarpCFG, prob: IpetProblem, g: nx.DiGraph, region: 
         raise WarpcheckError(f"warp-level cycle through {wcfg.describe(min(region))} misses its loop header")
     th = wcfg.block(next(iter(heads)))
     label = wcfg.cfg.blocks[th].label
+    _refuse_iteration_while_waiting(wcfg, g, region, heads, label)
     bound = _bound(wcfg, label, bounds, default_bound)
     lhs: dict[int, int] = {}
     for i, (u, v) in enumerate(prob.edges):
@@ -160,6 +161,35 @@ def _region_constraint(wcfg: WarpCFG, prob: IpetProblem, g: nx.DiGraph, region: 
     inner = nx.DiGraph(g.subgraph(region))
     inner.remove_edges_from([(u, v) for u, v in list(inner.edges) if v in heads])
     return inner
+
+
+def _refuse_iteration_while_waiting(wcfg: WarpCFG, g: nx.DiGraph, region: frozenset, heads: set, label: str) -> None:
+    """Refuse a cyclic region where a group iterates while another waits inside the loop, and groups switch.
+
+    The region constraint counts the header executions of one stay, in which the
+    running group only shrinks, so that some thread ran all of them.  When a group
+    starts an iteration while another waits inside the loop, and an edge of the region
+    then runs threads that were not running (the waiting group resumes after the first
+    leaves the kernel, synchronises or reconverges), the resumed group's abstract stack
+    may be that of an earlier, larger group (the abstract stack forgets exited threads)
+    and both groups' iterations fall in one stay: the bound may be unsound
+    (``tests/test_kernel_mutants.py`` has a kernel running 2N - 1 header executions of a
+    loop of bound N, bound 34 < 43 cycles).  No kernel of the examples, the corpus or
+    1500 random structured SASS kernels has such a region.
+    """
+    body = wcfg.cfg.loops.get(wcfg.block(next(iter(heads))), frozenset())
+    waiting = next((n for n in heads for e in wcfg.graph.nodes[n]["stack"][:-1]
+                    if wcfg.cfg.block_at.get(e.pc) in body), None)
+    if waiting is None:
+        return
+    for u, v in g.subgraph(region).edges:
+        if not wcfg.graph.edges[u, v]["shrinks"]:
+            raise ConfigError(f"kernel {wcfg.kernel.name!r}: in the loop headed by {label!r}, a group iterates while "
+                              f"another waits inside the loop ({wcfg.describe(waiting)}), and later other threads "
+                              f"resume ({wcfg.describe(u)} -> {wcfg.describe(v)}); IPET cannot bound such a loop "
+                              f"soundly (the abstract stack forgets exited threads), so it is refused; reconverge the "
+                              f"groups inside the iteration (an SSY before the divergent branch, or the exit after the "
+                              f"loop)")
 
 
 def _callee_name(ins) -> str:

@@ -16,6 +16,7 @@ import networkx as nx
 
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
+from warpcheck.models.kernels.opcodes import EXTRA_UNITS
 
 EXIT = "EXIT"
 EXIT_PC = -1
@@ -24,6 +25,7 @@ EXIT_PC = -1
 DEFAULT_LATENCIES: Mapping[str, int] = {
     "nop": 1, "int": 1, "fadd": 4, "fmul": 4, "fmadd": 4, "fcvt": 5,
     "fdiv": 16, "fsqrt": 16, "mem": 100, "branch": 1, "exit": 1,
+    **EXTRA_UNITS,  # tensor-core and asynchronous-copy instructions have latency classes of their own
 }
 # Memory accesses outside global/local memory are cheaper than the "mem" class.
 DEFAULT_SPACE_LATENCIES: Mapping[str, int] = {"param": 4, "const": 4, "shared": 20}
@@ -62,12 +64,18 @@ class CostModel:
         object.__setattr__(self, "space_latencies", spaces)
 
     def latency(self, ins: Instruction) -> int:
-        """The cycles ``ins`` costs one warp."""
+        """The cycles ``ins`` costs one warp.
+
+        A memory access costs its state space's latency, plus its own latency class's
+        (a fragment load, an asynchronous copy); another instruction with a latency
+        class of its own (``mma``) costs that class's latency instead of its pipeline class's.
+        """
         if ins.latency is not None:
             return ins.latency
-        if ins.cls == "mem" and ins.space in self.space_latencies:
-            return self.space_latencies[ins.space]
-        return self.latencies[ins.cls]
+        if ins.cls == "mem":
+            access = self.space_latencies.get(ins.space or "", self.latencies["mem"])
+            return access + (self.latencies[ins.unit] if ins.unit else 0)
+        return self.latencies[ins.unit or ins.cls]
 
 
 @dataclass(frozen=True)

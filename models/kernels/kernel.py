@@ -34,8 +34,10 @@ class Instruction:
     label of a branch (or of an SSY reconvergence point).  The front ends
     also fill ``space`` (state space of a memory access: global, shared,
     param, ...), ``dtype`` (the type suffix, e.g. ``s32`` or ``f32``),
-    ``latency`` (an override of the class latency) and ``line`` (the source
-    line, for messages).
+    ``latency`` (an override of the class latency), ``line`` (the source
+    line, for messages) and ``unit`` (a latency class of its own, such as
+    ``tensor`` or ``cp_async``, see :mod:`warpcheck.models.kernels.opcodes`;
+    empty: its class's latency).
     """
 
     opcode: str
@@ -49,6 +51,7 @@ class Instruction:
     dtype: str | None = None
     latency: int | None = None
     line: int = 0
+    unit: str = ""
 
     def __post_init__(self) -> None:
         class_index(self.cls)

@@ -5,8 +5,9 @@ skipped; each ``.entry`` becomes a :class:`Kernel`.  Inside a body: ``.reg``,
 ``.shared``/``.local`` declarations, ``.pragma``, labels, and instructions
 ``[@[!]%p] opcode operands;``.  Operands are kept as written (registers,
 immediates, ``[%rd1+4]`` addresses, symbols), so every analysis sees the
-same text.  An opcode that is not recognised is an opaque ALU op with its
-defs and uses.
+same text.  Every opcode is looked up in the instruction table
+(:mod:`warpcheck.models.kernels.opcodes`), which fixes its class, latency
+class and memory access; an opcode the table does not hold is refused by name.
 """
 from __future__ import annotations
 
@@ -17,21 +18,23 @@ from dataclasses import replace
 
 from warpcheck.models.errors import InputFileError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
+from warpcheck.models.kernels.opcodes import OpSpec, PTX_TABLE, ptx_spec, refused_reason, supported_names, wmma_tile
 from warpcheck.models.kernels.ptx_calls import PtxModule
 
-_INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%[\w.$]+)\s+)?(?P<op>[a-z][a-z0-9_.]*)(?:\s+(?P<args>.*?))?\s*;$")
+_INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%[\w.$]+)\s+)?(?P<op>[a-z][A-Za-z0-9_.:]*)(?:\s+(?P<args>.*?))?\s*;$")
 _LABEL = re.compile(r"^(?P<label>[$%\w][\w$]*)\s*:\s*(?P<rest>.*)$")
 _ENTRY = re.compile(r"^(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?P<kind>entry|func)\s+(?:\([^)]*\)\s*)?(?P<name>[\w$]+)")
 _LABEL_ONLY = re.compile(r"[$%\w][\w$]*\s*:(?=\s*\{|\s*$)")
 _HEADER = re.compile(r"\.(?:entry|func)\s+(?:\((?P<rets>[^)]*)\)\s*)?(?P<name>[\w$]+)")
 _TOKEN = re.compile(r"(?<![\w$.%])%?[A-Za-z_$][\w$]*")
-_PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.\w+\s+(?:\.ptr\S*\s+)*(?P<name>[\w$]+)")
+# ``.param .type [.ptr [.space] [.align N]] NAME`` (Triton writes ``.param .u64 .ptr .global .align 1 x``)
+_PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.\w+\s+(?:\.ptr\S*\s+(?:\.(?:global|shared|const|local)\s+)?"
+                    r"(?:\.align\s+\d+\s+)?)?(?P<name>[\w$]+)")
 _STATES = ("global", "shared", "local", "param", "const", "generic", "tex")
-_NO_DST = ("st", "bra", "ret", "exit", "bar", "barrier", "membar", "fence", "red", "prefetch", "trap", "brkpt")
 _FLOAT_CLASS = {"add": "fadd", "sub": "fadd", "min": "fadd", "max": "fadd", "abs": "fadd", "neg": "fadd",
                 "setp": "fadd", "mul": "fmul", "fma": "fmadd", "mad": "fmadd", "div": "fdiv", "rcp": "fdiv",
-                "sqrt": "fsqrt", "rsqrt": "fsqrt", "ex2": "fsqrt", "lg2": "fsqrt", "sin": "fsqrt", "cos": "fsqrt"}
-_MEM = ("ld", "st", "ldu", "atom", "red", "tex", "tld4", "suld", "sust", "prefetch")
+                "sqrt": "fsqrt", "rsqrt": "fsqrt", "ex2": "fsqrt", "lg2": "fsqrt", "sin": "fsqrt", "cos": "fsqrt",
+                "tanh": "fsqrt", "copysign": "fadd", "testp": "fadd", "set": "fadd"}
 
 
 def parse_ptx(text: str, filename: str = "<ptx>") -> list[Kernel]:
@@ -101,6 +104,7 @@ class _Parser:
                 return self._prototype(header, first, kind, i + 1)
             i += 1
         name, returns, params = _signature(header)
+        self._check_params(header, name, params, lines[first:i + 1])
         if i == len(lines):
             raise self.error(lines[first][0], 1, name, "the function has no body ('{') and no ';' ending a prototype")
         rest = lines[i][1][lines[i][1].find("{") + 1:].strip()
@@ -112,6 +116,16 @@ class _Parser:
             self.functions[name] = kernel
             self.returns[name] = returns
         return i + used if rest else i + 1 + used
+
+    def _check_params(self, header: str, name: str, params: tuple[str, ...], lines) -> None:
+        """Refuse a parameter declaration the signature does not name (never drop a parameter)."""
+        m = _HEADER.search(header)
+        written = re.findall(r"\.param\b[^,)]*", header[m.end():]) if m else []
+        if len(written) != len(params):
+            bad = " ".join(next((w for w in written if not _PARAM.match(w)), written[-1] if written else "").split())
+            lineno, text = next(((n, t) for n, t in lines if bad.split()[-1:] and bad.split()[-1] in t), lines[0])
+            raise self.error(lineno, text.find(".param") + 1 if ".param" in text else 1, bad,
+                             f"a parameter of {name!r} that is not '.param [.align N] .type [.ptr [.space] [.align N]] NAME'")
 
     def _prototype(self, header: str, first: int, kind: str, nxt: int) -> int:
         """A declaration without a body (``.func`` prototype, ``.extern .func``): remembered, no kernel."""
@@ -183,10 +197,26 @@ class _Parser:
         op = m.group("op")
         args = _split_operands(m.group("args") or "")
         guard = None if m.group("guard") is None else m.group("neg") + m.group("guard")
-        needed, what = _OPERANDS_NEEDED.get(op.split(".")[0], (0, ""))
+        spec = ptx_spec(op)
+        if spec is None:
+            self._unknown(lineno, line.find(op) + 1, op)
+        needed, what = _OPERANDS_NEEDED.get(spec.name, _OPERANDS_NEEDED.get(op.split(".")[0], (0, "")))
         if len(args) < needed:
             self._fail(lineno, 1, op, f"it needs {what} (operands separated by ','), got {len(args)} operand(s)")
-        return _make(op, args, guard, line, lineno)
+        if spec.name in ("wmma.load", "wmma.store"):
+            try:
+                wmma_tile(op)
+            except ValueError as e:
+                self._fail(lineno, 1, op, str(e))
+        if spec.name in _ADDRESSED and not any(a.startswith("[") for a in args):
+            self._fail(lineno, 1, op, f"it needs {_OPERANDS_NEEDED[spec.name][1]}; no operand is an [address]")
+        return _make(op, args, guard, line, lineno, spec)
+
+    def _unknown(self, lineno: int, column: int, op: str):
+        reason = refused_reason(op)
+        what = f"{reason}, which the kit does not model" if reason else "an instruction the kit does not know"
+        raise InputFileError(f"{self.filename}:{lineno}:{column}: PTX instruction {op!r} is {what}; supported: "
+                             f"{supported_names(PTX_TABLE)} (see docs/kernels.md)")
 
     def _fail(self, lineno: int, column: int, token: str, what: str):
         raise self.error(lineno, column, token, what)
@@ -331,24 +361,42 @@ def _per_thread_params(ins: Instruction, call_params: set[str]) -> Instruction:
 # Operands an instruction cannot run without (an arithmetic one missing sources is refused when it runs).
 _OPERANDS_NEEDED = {"bra": (1, "a target label"), "ld": (2, "a destination and an [address]"),
                     "ldu": (2, "a destination and an [address]"), "st": (2, "an [address] and a value"),
-                    "red": (2, "an [address] and a value"), "atom": (3, "a destination, an [address] and a value")}
+                    "red": (2, "an [address] and a value"), "atom": (3, "a destination, an [address] and a value"),
+                    "wmma.load": (2, "a fragment and an [address]"), "wmma.store": (2, "an [address] and a fragment"),
+                    "ldmatrix": (2, "a fragment and an [address]"), "stmatrix": (2, "an [address] and a fragment"),
+                    "cp.async": (3, "a [shared] address, a [global] address and a size"),
+                    "cp.async.bulk": (3, "a [destination], a [source] and a size"),
+                    "mma": (4, "fragments d, a, b and c"), "wmma.mma": (4, "fragments d, a, b and c")}
+_ADDRESSED = ("wmma.load", "wmma.store", "ldmatrix", "stmatrix", "cp.async", "cp.async.bulk")
 
 
-def _make(op: str, args: list[str], guard: str | None, line: str, lineno: int) -> Instruction:
+def _make(op: str, args: list[str], guard: str | None, line: str, lineno: int, spec: OpSpec) -> Instruction:
     parts = op.split(".")
     base = parts[0]
-    space = next((p for p in parts[1:] if p in _STATES), "generic") if base in _MEM else None
+    space = (spec.space or _space(parts)) if spec.access else None
     dtype = next((p for p in reversed(parts[1:]) if re.fullmatch(r"[sbuf]\d+|pred", p)), None)
     target = None
     dst: tuple[str, ...]
     srcs: tuple[str, ...]
     if base in ("bra", "brx"):
         target, dst, srcs = args[-1], (), tuple(args[:-1])
-    elif base in _NO_DST or not args:
+    elif not spec.dst or not args:
         dst, srcs = (), tuple(args)
     else:
         dst, srcs = _defs(args[0]), tuple(args[1:])
-    return Instruction(op, dst, srcs, guard, target, _class(base, parts, dtype), line, space, dtype, None, lineno)
+    cls = _class(base, parts, dtype) if spec.cls == "by type" else spec.cls
+    return Instruction(op, dst, srcs, guard, target, cls, line, space, dtype, None, lineno, spec.unit)
+
+
+def _space(parts: list[str]) -> str:
+    """The state space an access names (``shared::cta`` is shared); generic when it names none.
+
+    A copy between two spaces (``cp.async.bulk.shared::cluster.global``) is taken at its global side.
+    """
+    named = [p.split("::")[0] for p in parts[1:] if p.split("::")[0] in _STATES]
+    if "global" in named:
+        return "global"
+    return named[0] if named else "generic"
 
 
 def _defs(operand: str) -> tuple[str, ...]:
@@ -357,12 +405,7 @@ def _defs(operand: str) -> tuple[str, ...]:
 
 
 def _class(base: str, parts: list[str], dtype: str | None) -> str:
-    if base in _MEM:
-        return "mem"
-    if base in ("bra", "brx"):
-        return "branch"
-    if base in ("ret", "exit"):
-        return "exit"
+    """The class of an arithmetic instruction: int, or the float class of its operation on a float type."""
     if base == "cvt":
         return "fcvt" if any(p.startswith("f") for p in parts[1:]) else "int"
     if dtype and dtype.startswith("f") and base in _FLOAT_CLASS:

@@ -26,26 +26,18 @@ from pathlib import PurePath
 
 from warpcheck.models.errors import InputFileError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
+from warpcheck.models.kernels.opcodes import SASS_TABLE, sass_spec, supported_names
 
 _LINE = re.compile(r"^(?:(?P<label>[A-Za-z_.$][\w.$]*)\s*:)?\s*(?P<rest>.*)$")
 _INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>P\d+|PT)\s+)?(?P<op>[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)"
                   r"(?:\s+(?P<args>[^;]*?))?\s*;?$")
 _OPERAND = re.compile(r"^-?(?:R\d+|RZ|P\d+|PT|!P\d+|SR_[A-Z_]+(?:\.[XYZ])?|c\[[^\]]*\]\[[^\]]*\]|"
                       r"\[[^\]]*\]|0x[0-9a-fA-F]+|-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|[A-Za-z_$][\w$]*)$")
-_CLASSES = {
-    "fadd": ("FADD", "FSETP", "FMNMX", "FSET"), "fmul": ("FMUL",), "fmadd": ("FFMA",),
-    "fcvt": ("F2I", "I2F", "F2F", "I2I"), "mem": ("LDG", "STG", "LDS", "STS", "LDL", "STL", "LD", "ST", "LDC",
-                                              "ATOM", "ATOMS", "RED"),
-    "branch": ("BRA", "SSY", "SYNC"), "exit": ("EXIT", "RET"),
-}
-_SPACES = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", "LDL": "local", "STL": "local",
-           "LDC": "const", "ATOMS": "shared", "ATOM": "global", "RED": "global"}
 # Operands an instruction cannot run without (an arithmetic one missing sources is refused when it runs).
 _OPERANDS_NEEDED = {**dict.fromkeys(("BRA", "SSY"), (1, "a target label")),
                     **dict.fromkeys(("STG", "STS", "STL", "ST", "RED"), (2, "an [address] and a value")),
                     **dict.fromkeys(("LDG", "LDS", "LDL", "LD", "LDC"), (2, "a destination and an [address]")),
                     **dict.fromkeys(("ATOM", "ATOMS"), (3, "a destination, an [address] and a value"))}
-_NO_DST = ("STG", "STS", "STL", "ST", "BRA", "SSY", "SYNC", "EXIT", "RET", "BAR", "NOP", "RED")
 
 
 def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
@@ -133,6 +125,10 @@ def _instruction(text: str, raw: str, filename: str, lineno: int) -> Instruction
             raise InputFileError(f"{filename}:{lineno}:{raw.find(a) + 1}: cannot parse {a!r}: expected a register, "
                                  f"predicate, special register, immediate, [address] or label")
     base = op.split(".")[0]
+    spec = sass_spec(op)
+    if spec is None:
+        raise InputFileError(f"{filename}:{lineno}:{column}: SASS instruction {op!r} is an instruction the kit does "
+                             f"not know; supported: {supported_names(SASS_TABLE)} (see docs/kernels.md)")
     needed, what = _OPERANDS_NEEDED.get(base, (0, ""))
     if len(args) < needed:
         raise InputFileError(f"{filename}:{lineno}:{column}: {op} needs {what}; it has {len(args)} operand(s)")
@@ -142,15 +138,12 @@ def _instruction(text: str, raw: str, filename: str, lineno: int) -> Instruction
     srcs: tuple[str, ...]
     if base in ("BRA", "SSY"):
         dst, srcs = (), ()
-    elif base in _NO_DST or not args:
+    elif not spec.dst or not args:
         dst, srcs = (), tuple(args)
     else:
         dst, srcs = (args[0],), tuple(args[1:])
-    cls = next((c for c, ops in _CLASSES.items() if base in ops), "int")
-    if base == "MUFU":
-        cls = "fdiv" if "RCP" in op else "fsqrt"
-    space = _SPACES.get(base, "generic") if cls == "mem" else None
-    return Instruction(op, dst, srcs, guard, target, cls, text, space, None, None, lineno)
+    cls = "fdiv" if base == "MUFU" and "RCP" in op else spec.cls
+    return Instruction(op, dst, srcs, guard, target, cls, text, spec.space or None, None, None, lineno, spec.unit)
 
 
 def format_sass(kernel: Kernel) -> str:

@@ -8,7 +8,9 @@ Sources that agree: immediates, kernel parameters, symbols (shared arrays),
 ``%ctaid``, ``%ntid``, ``%nctaid``, and loads from ``param``/``const`` space or
 from an address that agrees (one instruction, one address, one value).
 Sources that differ: ``%tid``, ``%laneid``, clocks, lane masks, local-memory
-loads, atomics, shuffles, votes and ``elect.sync``.
+loads, atomics, shuffles, votes, ``elect.sync``, and every instruction the
+instruction table marks per-lane (tensor-core fragments: ``wmma.load`` hands
+each lane its own part of the tile, even at one address).
 
 State spaces: local memory is per lane, so a load from it never agrees, and
 neither does a *generic* load through a pointer that may point into local
@@ -25,6 +27,7 @@ import re
 from typing import NamedTuple
 
 from warpcheck.models.kernels.kernel import Instruction, Kernel
+from warpcheck.models.kernels.opcodes import spec_of
 
 _VARYING_SPECIAL = re.compile(r"^(%tid|%laneid|%clock|%globaltimer|%lanemask|%warpid|SR_TID|SR_LANEID|SR_CLOCK)",
                               re.IGNORECASE)
@@ -96,12 +99,18 @@ def result_varies(ins: Instruction, varying: frozenset, per_lane: bool = False) 
 
     ``per_lane`` says that ``ins`` reads per-lane memory through a generic address.
     """
-    if ins.base in _ALWAYS_VARYING or ins.space == "local" or per_lane:
+    if _per_lane_result(ins) or ins.space == "local" or per_lane:
         return True
     guard = guard_register(ins)
     if guard is not None and (guard in varying or any(d in varying for d in ins.dst)):
         return True
     return any(source_varies(r, varying) for r in registers_read(ins, ins.srcs))
+
+
+def _per_lane_result(ins: Instruction) -> bool:
+    """Whether each lane gets its own result whatever the sources (atomics, shuffles, fragments)."""
+    spec = spec_of(ins.opcode)
+    return ins.base in _ALWAYS_VARYING or (spec is not None and spec.varies)
 
 
 def guard_varies(ins: Instruction, varying: frozenset) -> bool:
@@ -177,7 +186,7 @@ class RegisterBits:
     def _decode(self, pc: int, ins: Instruction, per_lane: frozenset[int]) -> _Decoded:
         """What the bitset rules need of ``ins``, decoded once."""
         reads = registers_read(ins, ins.srcs)
-        always = (ins.base in _ALWAYS_VARYING or ins.space == "local" or pc in per_lane
+        always = (_per_lane_result(ins) or ins.space == "local" or pc in per_lane
                   or any(source_varies(r, frozenset()) for r in reads))
         sources = self.bits(r for r in reads if source_varies(r, frozenset({r})))
         guard = guard_register(ins)

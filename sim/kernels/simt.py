@@ -18,6 +18,7 @@ from warpcheck.models.kernels import simt_stack as st
 from warpcheck.models.kernels.cfg import CostModel, KernelCFG
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Kernel
+from warpcheck.models.kernels.opcodes import spec_of
 from warpcheck.sim.kernels.thread_ops import Machine, ThreadState, WarpInputs
 
 
@@ -110,7 +111,8 @@ def _run_block(kernel: Kernel, cfg: KernelCFG, machine: Machine, state, stack: s
 def _access(machine: Machine, state, ins, pc: int, holds: int) -> MemoryAccess:
     """The per-lane addresses of a memory instruction, before it runs."""
     operand = next((o for o in ins.srcs if o.startswith("[")), ins.srcs[0])
-    kind = "store" if ins.base in ("st", "stg", "sts", "stl") else "load" if ins.base.startswith("ld") else "atomic"
+    access = getattr(spec_of(ins.opcode), "access", "")
+    kind = {"store": "store", "atomic": "atomic"}.get(access, "load")
     addresses = tuple((t.lane, machine.address(t, operand)) for t in state if holds >> t.lane & 1)
     return MemoryAccess(pc, ins.space or "generic", kind, addresses)
 

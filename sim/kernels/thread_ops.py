@@ -11,7 +11,9 @@ the GPU.  A location never stored reads a pseudo-random value fixed by the
 input seed and the address (and the lane, for local memory: an integer in
 ``[0, int_max]`` or a float in ``[-1, 1)``), so a run is a pure function of
 its inputs.  Atomics and ``red`` update memory lane by lane, in lane order.  An opcode without semantics here is an opaque ALU operation: its
-result is a deterministic hash of its operands.
+result is a deterministic hash of its operands (and of the lane, for those whose
+result differs per lane, such as tensor-core fragments); fragment stores and
+bulk copies do not write their data; ``cp.async`` copies its words at issue.
 """
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ from warpcheck.models.kernels.kernel import Instruction
 _SASS_ALIAS = {"iadd": "add", "iadd3": "add", "imul": "mul", "imad": "mad", "isetp": "setp", "fadd": "add",
                "fmul": "mul", "ffma": "fma", "fsetp": "setp", "ldg": "ld", "lds": "ld", "ldl": "ld", "ldc": "ld",
                "stg": "st", "sts": "st", "stl": "st", "s2r": "mov", "sel": "sel", "imnmx": "min", "lop": "lop"}
+# Results that differ per lane whatever the sources (tensor-core fragments, matches, barrier states).
+_PER_LANE = ("wmma", "mma", "ldmatrix", "movmatrix", "match", "redux", "mbarrier", "hmma", "ldsm")
 _CMP = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
         "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lo": lambda a, b: a < b, "ls": lambda a, b: a <= b,
         "hi": lambda a, b: a > b, "hs": lambda a, b: a >= b}
@@ -203,6 +207,13 @@ class Machine:
         if base in ("elect", "activemask"):
             self._warp_query(t, ins, base)
             return
+        if base == "cp" and ins.opcode.startswith(("cp.async.ca", "cp.async.cg")) and len(ins.srcs) >= 3:
+            self._copy(t, ins)
+            return
+        if base in _PER_LANE:  # fragments: every lane holds its own part of the tile
+            args = [self.value(t, s, dtype) for s in ins.srcs]
+            self._write(t, ins.dst, _opaque(ins, args + [t.lane]), dtype)
+            return
         if base == "mov" and dtype[:1] == "b" and ins.srcs:
             self._bit_move(t, ins, dtype)
             return
@@ -211,6 +222,16 @@ class Machine:
             self._setp(t, ins, parts, args, dtype)
             return
         self._write(t, ins.dst, _compute(base, parts, args, dtype, ins), dtype)
+
+    def _copy(self, t: ThreadState, ins: Instruction) -> None:
+        """``cp.async``: the src-size bytes (all when none is given) of the global source, word by word, to
+        shared memory, the rest zero (taken at issue: one warp in isolation never sees it in flight)."""
+        dst, src = self.address(t, ins.srcs[0]), self.address(t, ins.srcs[1])
+        size = int(self.value(t, ins.srcs[2], "u32"))
+        given = len(ins.srcs) - ("cache_hint" in ins.opcode) >= 4
+        read = min(size, int(self.value(t, ins.srcs[3], "u32"))) if given else size
+        for k in range(0, size, 4):
+            self.store(dst + k, self.load(src + k, "b32", "global", t) if k < read else 0, "shared", t)
 
     def _bit_move(self, t: ThreadState, ins: Instruction, dtype: str) -> None:
         """``mov.bN``: a bit-cast, packing ``{lo, hi}`` or unpacking into ``{lo, hi}``.
@@ -360,6 +381,11 @@ def _compute(base: str, parts: list[str], a: list, dtype: str, ins: Instruction)
         except IndexError:  # too few source operands: the listing's fault, not the simulator's
             raise ConfigError(f"instruction {ins.opcode!r} has {len(a)} source operand(s), too few for "
                               f"'{base}'; give its destination and every source") from None
+    return _opaque(ins, a)
+
+
+def _opaque(ins: Instruction, a: list) -> int:
+    """A deterministic value for an instruction whose data the simulator does not compute (fragments, hashes)."""
     digest = hashlib.blake2b(repr((ins.opcode, a)).encode(), digest_size=4).digest()
     return int.from_bytes(digest, "little") % 1024
 

@@ -13,7 +13,13 @@ address that depends on loaded data cannot be decided statically: the warp
 stops there and the point is reported as *undecided*, never guessed.
 
 Generic-space loads and stores (``ld`` without a state space) are taken as
-global.  Atomics, calls and texture fetches are refused.
+global.  Every instruction the instruction table says accesses memory is
+listed when it reaches global memory: ``ld``/``ldu``/``st``, the tiles of
+``wmma.load``/``wmma.store`` (each row of the tile), the global side of
+``cp.async`` (its ``src-size`` bytes) and of ``cp.async.bulk`` (a load when it
+copies into shared memory, a store when it copies out).  The rest that reaches
+global memory is refused by name: atomics, prefetches, texture and surface
+accesses, calls, TMA copies (their addresses come from a tensor map).
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ from warpcheck.models.kernels import simt_stack as st
 from warpcheck.models.kernels.cfg import KernelCFG
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
+from warpcheck.models.kernels.opcodes import spec_of, wmma_tile
 from warpcheck.models.kernels.ptx import operand_registers
 from warpcheck.sim.kernels.thread_ops import Machine, ThreadState, WarpInputs
 
@@ -34,7 +41,10 @@ MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCKS = 4096
 GLOBAL_SPACES = ("global", "generic")
 UNSUPPORTED = {"atom": "an atomic", "red": "an atomic reduction", "call": "a call", "tex": "a texture fetch",
-               "tld4": "a texture fetch", "suld": "a surface load", "sust": "a surface store"}
+               "tld4": "a texture fetch", "suld": "a surface load", "sust": "a surface store",
+               "sured": "a surface reduction"}
+MAX_COPY_BYTES = 1 << 20  # a larger bulk copy is refused (its line list would be huge)
+LISTED = ("load", "store", "copy", "bulk")  # the accesses whose global footprint the analyzer computes
 
 
 @dataclass(frozen=True)
@@ -125,17 +135,46 @@ def _check_dims(dims: Dim3, option: str, limit: int) -> None:
 
 def _refuse_unsupported(kernel: Kernel) -> None:
     for ins in kernel.instructions:
-        if ins.base in UNSUPPORTED:
-            raise ConfigError(f"line {ins.line}: {' '.join(ins.text.split())!r} is {UNSUPPORTED[ins.base]}, which "
-                              f"the analyzer does not support; remove it from kernel {kernel.name!r}")
+        what = _unsupported(ins)
+        if what is not None:
+            raise ConfigError(f"line {ins.line}: {' '.join(ins.text.split())!r} is {what}, which the analyzer "
+                              f"does not support; remove it from kernel {kernel.name!r} (it lists "
+                              f"ld/ldu/st, wmma.load/store, cp.async and cp.async.bulk)")
+
+
+def _unsupported(ins: Instruction) -> str | None:
+    """What ``ins`` is when it may reach global memory in a way the analyzer cannot list, else None."""
+    if ins.base in UNSUPPORTED:
+        return UNSUPPORTED[ins.base]
+    spec = spec_of(ins.opcode)
+    if spec is None or not spec.access or ins.space not in GLOBAL_SPACES:
+        return None
+    if spec.unit == "tma":
+        return "a TMA copy (its global addresses come from a tensor map)"
+    if spec.access not in LISTED:
+        return f"a global {spec.access} ({spec.name})"
+    if spec.access in ("copy", "bulk") and len(ins.srcs) < 3:
+        return f"a copy without a size operand ({spec.name}: its size is in its opcode)"
+    return None
 
 
 def _is_global_access(ins: Instruction) -> bool:
-    return ins.base in ("ld", "ldu", "st") and ins.space in GLOBAL_SPACES
+    spec = spec_of(ins.opcode)
+    return spec is not None and spec.access in LISTED and ins.space in GLOBAL_SPACES
+
+
+def _is_copy(ins: Instruction) -> bool:
+    """A ``cp.async`` or ``cp.async.bulk`` (with a global side, when it is a global access)."""
+    spec = spec_of(ins.opcode)
+    return spec is not None and spec.access in ("copy", "bulk")
 
 
 def _kind(ins: Instruction) -> str:
-    return "S" if ins.base == "st" else "L"
+    spec = spec_of(ins.opcode)
+    if spec is not None and spec.access == "bulk":
+        spaces = [p.split("::")[0] for p in ins.opcode.split(".")[3:]]
+        return "S" if next((p for p in spaces if p in ("global", "shared")), "") == "global" else "L"
+    return "S" if spec is not None and spec.access == "store" else "L"
 
 
 def _access_bytes(ins: Instruction) -> int:
@@ -235,25 +274,77 @@ def _block(run: _WarpRun, cfg: KernelCFG, stack: st.Stack, blk, line_bytes: int)
             stop = _record(run, ins, pc, holds, line_bytes)
             if stop is not None:
                 return stop
-        if ins.base in ("bar", "barrier") and active:
+        if ins.base in ("bar", "barrier") and not ins.opcode.startswith("bar.warp") and active:  # bar.warp.sync: one warp
             run.epoch += 1
         _execute(run, ins, active, holds)
     return st.goto(stack, blk.end, run.kernel.syntax)
 
 
 def _record(run: _WarpRun, ins: Instruction, pc: int, holds: list[int], line_bytes: int) -> _Stop | None:
-    operand = next((o for o in ins.srcs if o.startswith("[")), ins.srcs[0])
-    if any(run.tainted(i, [operand]) for i in holds):
+    operands = _footprint_operands(ins)
+    if any(run.tainted(i, operands) for i in holds):
         return _Stop(pc, "the address")
-    addresses = [run.machine.address(run.lanes[i], operand) for i in holds]
-    lines = coalesce(addresses, _access_bytes(ins), line_bytes)
-    run.accesses.append(Access(pc, _kind(ins), lines, len(holds), run.epoch))
+    regions = [r for i in holds for r in _regions(run.machine, run.lanes[i], ins)]
+    big = next((n for _, n in regions if n > MAX_COPY_BYTES), None)
+    if big is not None:
+        raise ConfigError(f"line {ins.line}: {' '.join(ins.text.split())!r} copies {big} bytes; the analyzer lists "
+                          f"copies of at most {MAX_COPY_BYTES} bytes (check the size operand or the parameters)")
+    lines = tuple(sorted({line for a, n in regions if n > 0 for line in _lines(a, n, line_bytes)}))
+    if lines:
+        run.accesses.append(Access(pc, _kind(ins), lines, len(holds), run.epoch))
+    else:  # every lane reads nothing (cp.async with src-size 0): no access, as for a warp with no active lane
+        run.trace[-1] = (pc, -1)
     return None
+
+
+def _footprint_operands(ins: Instruction) -> list[str]:
+    """The operands that fix which global bytes ``ins`` touches (addresses, strides, sizes)."""
+    if _is_copy(ins):
+        return [ins.srcs[0] if _kind(ins) == "S" else ins.srcs[1], ins.srcs[2]] + ([ins.srcs[3]] if _src_size(ins) else [])
+    if ins.base == "wmma":
+        return [o for o in ins.srcs if o.startswith("[")] + ([ins.srcs[-1]] if _has_stride(ins) else [])
+    return [next((o for o in ins.srcs if o.startswith("[")), ins.srcs[0])]
+
+
+def _regions(machine: Machine, t: ThreadState, ins: Instruction) -> list[tuple[int, int]]:
+    """The global byte ranges (start, length) lane ``t`` touches."""
+    if _is_copy(ins):
+        global_side = ins.srcs[0] if _kind(ins) == "S" else ins.srcs[1]
+        size = int(machine.value(t, ins.srcs[2], "u32"))
+        if _src_size(ins):
+            size = min(size, int(machine.value(t, ins.srcs[3], "u32")))
+        return [(machine.address(t, global_side), size)]
+    if ins.base == "wmma":
+        rows, cols, bits = wmma_tile(ins.opcode)
+        base = machine.address(t, next(o for o in ins.srcs if o.startswith("[")))
+        stride = int(machine.value(t, ins.srcs[-1], "u32")) if _has_stride(ins) else cols
+        return [(base + r * stride * bits // 8, (cols * bits + 7) // 8) for r in range(rows)]
+    operand = next((o for o in ins.srcs if o.startswith("[")), ins.srcs[0])
+    return [(machine.address(t, operand), _access_bytes(ins))]
+
+
+def _src_size(ins: Instruction) -> bool:
+    """Whether a ``cp.async`` names a src-size (how many of its bytes it reads; the rest is zero-filled)."""
+    policy = "cache_hint" in ins.opcode
+    return ins.opcode.startswith("cp.async.c") and len(ins.srcs) - policy >= 4
+
+
+def _has_stride(ins: Instruction) -> bool:
+    """Whether a ``wmma.load``/``wmma.store`` names its stride (its last operand, after the address)."""
+    at = next(i for i, o in enumerate(ins.srcs) if o.startswith("["))
+    return ins.opcode.startswith("wmma.load") and len(ins.srcs) > at + 1 or \
+        ins.opcode.startswith("wmma.store") and len(ins.srcs) > at + 2
+
+
+def _lines(start: int, size: int, line_bytes: int) -> range:
+    """The line addresses of the bytes ``[start, start + size)``."""
+    return range(start - start % line_bytes, start + size, line_bytes)
 
 
 def _execute(run: _WarpRun, ins: Instruction, active: list[int], holds: list[int]) -> None:
     """Run ``ins`` on the lanes whose guard holds and update the taints of its destinations."""
-    loads_data = ins.base in ("ld", "ldu") and ins.space != "param"
+    spec = spec_of(ins.opcode)
+    loads_data = spec is not None and spec.access in ("load", "atomic") and ins.space != "param"
     for i in active:
         dirty = loads_data or run.tainted(i, ins.srcs) or run.guard_tainted(i, ins)
         if i in holds or run.guard_tainted(i, ins):
