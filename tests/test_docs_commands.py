@@ -26,7 +26,7 @@ from warpcheck.cli.main import main
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^(<!-- slow -->\n)?```sh\n(.*?)^```", re.S | re.M)
-NOT_RUN = ("pip ", "python -m venv", "python -m pytest")  # installs, and the suite itself
+NOT_RUN = ("pip ", "python -m venv", ". ", "python -m pytest")  # installs, activation, and the suite itself
 SHELL = set("|&;<>$()`*")  # a command with any of these runs in bash, not in this process
 
 
@@ -128,7 +128,7 @@ def test_the_extraction_sees_the_pages_commands():
     body = 'warpcheck x --a "b # c" \\\n    --d 1   # exit 3 "fig 1" and "fig 2"\npip install .\n# only a comment\n'
     cmds = [c for c in map(_command, _lines(body)) if c is not None]
     assert cmds == [Command('warpcheck x --a "b # c" --d 1', 3, ("fig 1", "fig 2"))]
-    assert [c.text for c in map(_command, _lines("python -m venv v && . v/bin/activate\n")) if c] == [". v/bin/activate"]
+    assert [c.text for c in map(_command, _lines("python -m venv v && . v/bin/activate && warpcheck\n")) if c] == ["warpcheck"]
     assert sum(len(b.commands) for b in ALL) >= 30 and any(not b.slow for b in ALL)
 
 
