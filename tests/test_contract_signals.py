@@ -29,7 +29,7 @@ LONG_RUNS = {  # each runs for far longer than the 2.5 s before the signal, on a
 
 
 @pytest.mark.parametrize("name", sorted(LONG_RUNS))
-def test_sigint_stops_the_verb_within_2_s(name, tmp_path):
+def test_sigint_stops_the_verb_cleanly(name, tmp_path):
     (tmp_path / "endless.sass").write_text(ENDLESS)
     (tmp_path / "job.toml").write_text(JOB)
     # as at a terminal: a suite started in the background (`pytest &`) hands its children SIGINT ignored,
