@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         module.register(sub)
     for verb, verb_parser in sub.choices.items():
         _give_timeout(verb, verb_parser)
+    _with_exit_codes(parser)
     return parser
 
 
@@ -115,6 +116,18 @@ def _seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be a positive, finite number of seconds")
     return value
+
+
+def _with_exit_codes(parser: argparse.ArgumentParser) -> None:
+    """Every --help, down to ``reorder prove``, ends with the exit codes (a verb's own list is kept)."""
+    if "exit codes" not in (parser.epilog or ""):
+        parser.epilog = f"{parser.epilog}\n\n{EPILOG}" if parser.epilog else EPILOG
+        if parser.formatter_class is argparse.HelpFormatter:
+            parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in set(action.choices.values()):
+                _with_exit_codes(child)
 
 
 def _version() -> str:
@@ -209,13 +222,18 @@ def _stopped(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; whatever happens, end with one of the documented exit codes."""
     started = time.monotonic()
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if not argv:  # bare `warpcheck`: the verbs, not only "VERB is required"
+            print(parser.format_help(), end="", file=sys.stderr)
+            return guard.EXIT_BAD_INPUT
+        args = parser.parse_args(argv)
     except KeyboardInterrupt:  # while the verbs were still being imported
         print("warpcheck: interrupted: stopped by Ctrl-C", file=sys.stderr)
         return guard.EXIT_INTERRUPTED
     except SystemExit as e:
-        if e.code == 2 and "--json" in (sys.argv[1:] if argv is None else argv):
+        if e.code == 2 and "--json" in argv:
             print(json.dumps({"status": "BAD_INPUT", "error": _Parser.last_error}))
         return int(e.code or 0)
     stdout = sys.stdout

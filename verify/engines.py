@@ -133,7 +133,7 @@ def _bmc_rest(s: z3.Solver, u: Unrolling, prop: Prop, clean: int, depth: int, dl
         exact = hi <= clean  # every shorter depth was cleared
         return Result(Status.FAIL, "bmc", found[0], seconds=dl.elapsed(), trace=found[1],
                       message="shortest violation" if exact else
-                      f"violation at cycle {found[0]}; none up to depth {clean}, shorter ones not excluded")
+                      f"violation at depth {found[0]}; none up to depth {clean}, shorter ones not excluded")
     if dl.expired() or r != z3.unsat:
         return _gave_up("bmc", depth, dl, clean, "the search beyond the cleared depths gave up")
     return Result(Status.PASS, "bmc", depth, bounded=True, seconds=dl.elapsed(),

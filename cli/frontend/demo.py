@@ -10,7 +10,7 @@ from typing import Any
 from tabulate import tabulate
 
 from warpcheck.cli.contract_guard import worker_pool
-from warpcheck.cli.frontend.run import Progress, ProveJob, ProveOutcome, prove_job_bounded
+from warpcheck.cli.frontend.run import Progress, ProveJob, ProveOutcome, prove_job_bounded, run_name
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.verify.result import Status
 
@@ -24,8 +24,9 @@ def demo_jobs(warps: int, timeout: float, out: str) -> list[tuple[ProveJob, Stat
     for f in DEMO_POLICIES:
         for i in DEMO_POLICIES:
             cfg = SMConfig(warps=warps, design="baseline", fetch_policy=f, issue_policy=i)
-            path = str(Path(out) / f"baseline-{f}-{i}-W{warps}-oracle.json")
-            jobs.append((ProveJob(cfg, timeout=timeout, witness_path=path), Status.FAIL))
+            job = ProveJob(cfg, timeout=timeout)
+            job.witness_path = str(Path(out) / f"{run_name(job)}.json")  # the name prove gives the same run
+            jobs.append((job, Status.FAIL))
     return jobs
 
 
@@ -70,6 +71,10 @@ def _cycle(v: int | None) -> str:
 def run_demo(warps: int, timeout: float, out: str, progress: Progress = None) -> DemoOutcome:
     """Run the twelve jobs on a process pool (one solver context per process)."""
     start, jobs = time.monotonic(), demo_jobs(warps, timeout, out)
+    if progress:  # the first answer takes a while (solver start-up, lemmas, cvc5): say what is coming
+        progress(f"{len(jobs)} runs at W = {warps} on 2 processes: {len(DEMO_POLICIES)} SWaS proofs (each "
+                 f"re-checked by cvc5) and {len(jobs) - len(DEMO_POLICIES)} baseline counterexamples, "
+                 f"witnesses in {out}/")
     results: dict[int, ProveOutcome] = {}
     with worker_pool(2) as pool:
         futures = {pool.submit(prove_job_bounded, job): k for k, (job, _) in enumerate(jobs)}

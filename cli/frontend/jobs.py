@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from concurrent.futures import as_completed
 from pathlib import Path
 from typing import Any
 
@@ -76,8 +78,16 @@ def _run(a: argparse.Namespace) -> int:
             raise ConfigError(f"--only {a.only!r}: no such task; tasks: {', '.join(known)}")
         tasks = [t for t in tasks if t[0] == a.only]
     start = time.monotonic()
+    say = (lambda msg: None) if a.json else (lambda msg: print(f"  .. {msg}", file=sys.stderr, flush=True))
+    say(f"{len(tasks)} task(s) on 2 processes")
+    done: dict[int, ProveOutcome] = {}
     with worker_pool(2) as pool:
-        outcomes: list[ProveOutcome] = list(pool.map(prove_job_bounded, [j for _, j, _ in tasks]))
+        futures = {pool.submit(prove_job_bounded, j): k for k, (_, j, _) in enumerate(tasks)}
+        for fut in as_completed(futures):
+            k = futures[fut]
+            done[k] = fut.result()
+            say(f"{len(done)}/{len(tasks)} {tasks[k][0]}: {done[k].result.label} ({done[k].result.seconds:.1f} s)")
+    outcomes = [done[k] for k in range(len(tasks))]
     ok = [o.result.status is e for (_, _, e), o in zip(tasks, outcomes)]
     if a.json:
         print(json.dumps({"as_expected": all(ok), "seconds": round(time.monotonic() - start, 2),

@@ -54,6 +54,29 @@ class ProveJob:
         self.depth = self.depth or default_depth(self.config) + self.prologue  # cycles checked after the prologue
 
 
+# SM settings that change a run, with the tag they get in its name when they differ from the default.
+_TAGS = {"t_fetch": "tf", "t_decode": "td", "ibuffer": "ib", "miss_latency": "miss", "threads_per_warp": "thr"}
+
+
+def run_name(job: ProveJob) -> str:
+    """The run's name (and its witness file's): design, policies, W, what else differs from the defaults, property.
+
+    Two runs that can end differently get different names, so that a witness never silently replaces
+    another run's (e.g. ``--prologue 12`` adds ``-prologue12``).
+    """
+    c, default = job.config, SMConfig()
+    base = FrontEnd(c).name.rsplit("-W", 1)[0] + "-all-W" if job.all_warps else FrontEnd(c).name
+    parts = [f"{tag}{getattr(c, f)}" for f, tag in _TAGS.items() if getattr(c, f) != getattr(default, f)]
+    if dict(c.latency) != dict(default.latency) or c.unpipelined != default.unpipelined:
+        changed = sorted(k for k in c.latency if c.latency[k] != default.latency.get(k))
+        parts.append("lat-" + "-".join(f"{k}{c.latency[k]}" for k in changed) if changed else "unpipelined")
+    if c.kernel_of_warp:
+        parts.append("k" + "".join(map(str, c.kernel_of_warp)) + "-b" + ".".join(map(str, c.budgets)))
+    if job.prologue:
+        parts.append(f"prologue{job.prologue}")
+    return "-".join([base, *parts, job.prop])
+
+
 def default_depth(config: SMConfig) -> int:
     """Cycles that any single-point bug needs to show: the longest predictable window plus the pipeline.
 
@@ -73,6 +96,7 @@ class ProveOutcome:
     replays: list[Replay] = field(default_factory=list)
     recheck: str | None = None
     not_replayed: dict[str, str] = field(default_factory=dict)  # design -> why it does not accept the witness
+    replaced: bool = False  # the witness file existed before this run wrote it
 
     @property
     def reference(self) -> str:
@@ -83,9 +107,7 @@ class ProveOutcome:
 
     @property
     def name(self) -> str:
-        fe = FrontEnd(self.job.config)
-        base = fe.name.rsplit("-W", 1)[0] + "-all-W" if self.job.all_warps else fe.name
-        return f"{base}-{self.job.prop}"
+        return run_name(self.job)
 
     def to_json(self) -> dict[str, Any]:
         out = self.result.to_json()
@@ -110,7 +132,9 @@ class ProveOutcome:
         if self.recheck:
             lines.append(f"  second solver: {self.recheck}")
         if self.witness_path:
-            lines += [f"  witness: {self.witness_path}"]
+            cycle = self.replays[0].first_violation
+            lines += [f"  witness: {self.witness_path} (violation at cycle {cycle})"
+                      + (" (replaced the file of an earlier run)" if self.replaced else "")]
             lines += [f"  not replayed on {d}: {why}" for d, why in self.not_replayed.items()]
             lines += ["", changes_only(self.replays[0]), "", side_by_side(self.replays)]
         return "\n".join(lines)
@@ -198,6 +222,7 @@ def _attach_witness(out: ProveOutcome) -> None:
                        f"the replay's at {mine.first_violation}")
         return
     path = Path(out.job.witness_path or Path("warpcheck-out") / f"{out.name}.json")
+    out.replaced = path.exists()
     w.save(path)
     out.witness_path = str(path)
     if out.job.vcd_path:

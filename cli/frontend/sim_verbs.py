@@ -7,26 +7,27 @@ import sys
 from typing import Any
 
 from warpcheck.cli.qaws import kernels_sim
-from warpcheck.models.frontend.config import SMConfig, config_from_mapping, load_config
+from warpcheck.models.frontend.config import SMConfig, canonical_policy, config_from_mapping, load_config
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.policies import POLICIES, check_policy
 from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES, compare, configurations, table
 from warpcheck.sim.frontend.suite import BUILTIN, resolve
 
-EPILOG = """examples:
+EPILOG = f"""examples:
   warpcheck simulate psort --design both --warps 8
   warpcheck simulate all --design both --fetch lrr --issue gtlrr,lrr --json
   warpcheck simulate examples/workloads/saxpy.toml --design swas --policy gtlrr
   warpcheck simulate --list
   warpcheck simulate --kernels K1.toml,K2.toml --policy lrr,gto,qaws --budget K1=1 --budget K2=4
 
---fetch, --issue and --policy take a comma-separated list of policies or 'all'.
+--fetch, --issue and --policy take a comma-separated list of policies or 'all':
+{", ".join(POLICIES)} (gto is gtlo); --kernels runs lrr, gto and qaws.
 The baseline runs every fetch x issue pair; SWaS runs every --policy (default:
 the --issue list).  Metrics (Crouzet et al., Sec. VI-A5): committed = non-NOP
 warp instructions issued x threads per warp, IPC = committed / cycles,
 discrepancies = cycles where the issued warp differs from osched1's choice,
 errors = the same against osched2, error_rate = errors / cycles.
-exit codes: 0 success (every run finished), 1 some run hit --max-cycles, 2 bad input"""
+exit codes: 0 success (every run finished), 1 some run hit --max-cycles, 2 bad input, 5 ERROR,\n130 interrupted"""
 
 
 def register(sub: Any) -> None:
@@ -67,9 +68,7 @@ def _policies(text: str | None, default: list[str], option: str) -> list[str]:
     names = [x.strip() for x in text.split(",") if x.strip()]
     if not names:
         raise ConfigError(f"{option} {text!r} names no policy; give e.g. {option} lrr,gtlrr or {option} all")
-    for n in names:
-        check_policy(option, n)
-    return names
+    return [check_policy(option, canonical_policy(n)).name for n in names]
 
 
 MAX_ICACHE_LINES, MAX_ICACHE_LINE = 4096, 64

@@ -13,7 +13,7 @@ from warpcheck.models.frontend.policies import POLICIES
 from warpcheck.verify.frontend.properties import PROPERTIES
 from warpcheck.verify.result import EXIT_CODES, Status
 
-POLICY_HELP = "; ".join(f"{p.name}: {p.summary}" for p in POLICIES.values())
+POLICY_HELP = "; ".join(f"{p.name}: {p.summary}" for p in POLICIES.values()) + "; gto: another name for gtlo"
 
 
 def add_config_options(p: argparse.ArgumentParser) -> None:

@@ -119,15 +119,18 @@ def run(args: argparse.Namespace) -> int:
     approx, y = _approx(kernel, warps, x)
     timings["approx"] = time.monotonic() - t0
     report["approximation"] = {"value": approx, "x": x, "y": y}
-    if method == "auto":
-        t0 = time.monotonic()
-        method, out = auto_exact(kernel, warps, deadline, progress)
-        out.seconds, report["method"] = time.monotonic() - t0, method
-    elif method in ("approx", "pessimistic"):
-        out = _estimate(method, report, approx)
-    else:
-        budget = None if args.timeout is None else max(0.1, deadline - time.monotonic())
-        out = exact(method, kernel, warps, budget, progress)
+    t0 = time.monotonic()
+    try:
+        if method == "auto":
+            method, out = auto_exact(kernel, warps, deadline, progress)
+            out.seconds, report["method"] = time.monotonic() - t0, method
+        elif method in ("approx", "pessimistic"):
+            out = _estimate(method, report, approx)
+        else:
+            budget = None if args.timeout is None else max(0.1, deadline - time.monotonic())
+            out = exact(method, kernel, warps, budget, progress)
+    except RunTimeout:  # the alarm ended the search before it returned its run: keep the bounds known for sure
+        out = _bounds_only(kernel, warps, report["pessimistic"], time.monotonic() - t0)
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},
@@ -176,6 +179,15 @@ def _upper(out: Outcome) -> dict[str, Any] | None:
     return {"value": out.upper[0], "method": out.upper[1]} if out.upper else None
 
 
+def _bounds_only(kernel: MkKernel, warps: int, pessimistic_bound: int, seconds: float) -> Outcome:
+    """No run returned in time: the busiest unit's work is a lower bound (every run does that work), Eq. 5-7 an upper."""
+    from warpcheck.verify.makespan.abstract import work
+
+    lower = max(-(-work(kernel, u) * warps // kernel.sigma_of(u)) for u in kernel.units)
+    return Outcome(lower, False, None, seconds, "--timeout ran out before a run was returned; the makespan "
+                   "shown is the busiest unit's work, a lower bound", upper=(pessimistic_bound, "Eq. 5-7"))
+
+
 def _estimate(method: str, report: dict[str, Any], approx: int) -> Outcome:
     value = approx if method == "approx" else report["pessimistic"]
     return Outcome(value, False, None, 0.0, "an upper estimate, not the exact worst case")
@@ -199,7 +211,8 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
     print(f"{label}: {report['makespan']}   [{report['method']}, {t[report['method']]:.3f} s; {report['note']}]")
     up = report["upper"]
     if not report["exact"] and up and report["makespan"]:
-        print(f"the worst case lies in {report['makespan']} .. {up['value']}: the run above, and the bound "
+        below = "the run above" if schedule is not None else "the lower bound above"
+        print(f"the worst case lies in {report['makespan']} .. {up['value']}: {below}, and the bound "
               f"proved by {up['method']} ({100 * (up['value'] - report['makespan']) / report['makespan']:.1f} % above)")
     cf = report["closed_form"]
     if cf:

@@ -243,7 +243,8 @@ def register(sub: Any) -> None:
                              "  warpcheck qaws switches --policy gto     # FAIL, with the schedule\n\n"
                              "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR",
                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    b.add_argument("--policy", default="qaws", choices=["qaws", "gto", "lrr"], help="default qaws")
+    b.add_argument("--policy", default="qaws", choices=["qaws", "gto", "gtlo", "lrr"],
+                   help="default qaws (gto and gtlo name the same policy)")
     b.add_argument("--warps", type=_pair, metavar="N1,N2", help="warps of K1 and of K2 (default 2,2)")
     b.add_argument("--budget", action="append", default=[], metavar="Kn=B", help="QAWS budget (default K1=1, K2=4)")
     b.add_argument("--depth", type=at_least(1), default=24, help="BMC depth if induction does not close (default 24)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,11 @@ def _prove(a: argparse.Namespace) -> int:
     out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order,
            "channel": a.channel, "warps": work.warps, "requests": work.total,
            "static_order": request_names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
+    if not a.json:  # the proof may take a while: say what it is doing
+        how = "BMC for a schedule that breaks it" if a.no_unit else \
+            f"k-induction up to k = {a.max_k}, lemmas proved first" + ("" if a.check == "deadlock" else "; then random schedules replayed")
+        print(f"  .. {an.kernel.name}: {work.warps} warps, {work.total} requests; check {a.check} "
+              f"{'without' if a.no_unit else 'with'} the unit: {how}", file=sys.stderr, flush=True)
     out.update(_without_unit(a, an, m, lines, spec) if a.no_unit else _with_unit(a, an, m, lines, spec))
     status = _final_status(out)
     out["status"] = status.value

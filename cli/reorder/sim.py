@@ -115,5 +115,6 @@ def add_action(acts: Any) -> None:
     q.add_argument("--seeds", type=int, default=1, metavar="N", help="runs per configuration (default 1)")
     q.add_argument("--design", choices=DESIGNS, default="baseline",
                    help="the SM front end: baseline (fetch and issue by the policy) or swas (default baseline)")
-    q.add_argument("--channel", type=int, default=4, metavar="C", help="channel depth (default 4)")
+    q.add_argument("--channel", type=int, default=2, metavar="C",
+                   help="channel depth (default 2, as in reorder prove: the depth the proofs cover)")
     q.set_defaults(func=_simulate)

@@ -18,6 +18,13 @@ DESIGNS = ("baseline", "swas")
 DEFAULT_LATENCY = {"nop": 1, "int": 1, "fadd": 4, "fmul": 4, "fmadd": 4, "fcvt": 5,
                    "fdiv": 16, "fsqrt": 16, "mem": 20, "branch": 1, "exit": 1}
 DEFAULT_UNPIPELINED = ("fdiv", "fsqrt")
+# Other names in use for a policy: the QAWS paper calls greedy-then-oldest GTO, the kit gtlo.
+POLICY_ALIASES = {"gto": "gtlo"}
+
+
+def canonical_policy(name: str) -> str:
+    """The kit's name of a policy (``gto`` is ``gtlo``); any other name is returned unchanged."""
+    return POLICY_ALIASES.get(name, name)
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,9 @@ class SMConfig:
     check_buffer: bool = True  # False only for mutation tests of a too-short ibuffer
 
     def __post_init__(self) -> None:
+        for name in ("fetch_policy", "issue_policy"):  # one name per policy from here on: gto is gtlo
+            if isinstance(getattr(self, name), str):
+                object.__setattr__(self, name, canonical_policy(getattr(self, name)))
         _validate(self)
 
     @property

@@ -1,0 +1,122 @@
+"""What a user meets first: the verb list, exit codes in every --help, one name per policy, witness
+names that tell runs apart, one default per option shared by two verbs, bounds kept on a timeout."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from warpcheck.cli.main import build_parser, main
+
+
+def _parsers(parser: argparse.ArgumentParser, path: str = "warpcheck"):
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from _parsers(child, f"{path} {name}")
+
+
+def test_bare_warpcheck_lists_every_verb(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    verbs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert all(f"    {v}" in err for v in verbs) and "exit codes" in err
+
+
+def test_every_help_down_to_the_subverbs_states_its_exit_codes():
+    helps = dict(_parsers(build_parser()))
+    assert {"warpcheck reorder prove", "warpcheck qaws wcrt", "warpcheck demo", "warpcheck cfg"} <= set(helps)
+    missing = [p for p, parser in helps.items() if "exit codes" not in parser.format_help()]
+    assert not missing, missing
+
+
+def test_gto_is_gtlo_in_every_verb():
+    from warpcheck.cli.frontend.run import ProveJob, run_name
+    from warpcheck.models.frontend.config import SMConfig
+
+    assert SMConfig(issue_policy="gto") == SMConfig(issue_policy="gtlo")
+    assert run_name(ProveJob(SMConfig(issue_policy="gto"))) == "swas-gtlo-W4-exact"
+    args = build_parser().parse_args(["qaws", "switches", "--policy", "gtlo"])
+    assert args.policy == "gtlo"
+
+
+def test_simulate_takes_gto_and_names_it_gtlo(capsys):
+    assert main(["simulate", "examples/workloads/saxpy.toml", "--design", "swas", "--policy", "gto", "--json"]) == 0
+    assert "gtlo" in capsys.readouterr().out
+
+
+def test_an_unknown_policy_is_one_line_naming_the_known_ones(capsys):
+    assert main(["prove", "--policy", "gtx"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'gtx' is not a known policy" in err[0] and "gtlo" in err[0]
+
+
+@pytest.mark.parametrize("options, suffix", [
+    ({"prologue": 12}, "-prologue12-oracle"),
+    ({"config": {"ibuffer": 5, "t_fetch": 2}}, "-tf2-ib5-oracle"),
+    ({"config": {"miss_latency": 20}}, "-miss20-oracle"),
+    ({}, "-W4-oracle"),
+])
+def test_runs_that_can_end_differently_get_different_witness_names(options, suffix):
+    from warpcheck.cli.frontend.run import ProveJob, run_name
+    from warpcheck.models.frontend.config import SMConfig
+
+    config = SMConfig(design="baseline", **options.get("config", {}))
+    assert run_name(ProveJob(config, prologue=options.get("prologue", 0))).endswith(suffix)
+
+
+def test_a_witness_that_replaces_another_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = ["prove", "--design", "baseline", "--fetch", "lrr", "--issue", "gtlrr", "--warps", "2", "--quiet"]
+    assert main(argv) == 1
+    first = capsys.readouterr().out
+    assert "violation at cycle" in first and "replaced" not in first
+    assert main(argv) == 1
+    assert "(replaced the file of an earlier run)" in capsys.readouterr().out
+
+
+def test_the_demo_names_its_witnesses_as_prove_does():
+    from warpcheck.cli.frontend.demo import demo_jobs
+    from warpcheck.cli.frontend.run import run_name
+
+    paths = [j.witness_path for j, _ in demo_jobs(4, 10, "out") if j.witness_path]
+    assert len(paths) == 9 and all(p.endswith(f"{run_name(j)}.json") for j, _ in demo_jobs(4, 10, "out")
+                                   if (p := j.witness_path))
+
+
+def test_reorder_prove_and_simulate_share_the_channel_default():
+    parser = build_parser()
+    kernel = ["examples/reorder/paper_example.ptx", "--grid", "1", "--block", "32"]
+    assert parser.parse_args(["reorder", "prove", *kernel]).channel == \
+        parser.parse_args(["reorder", "simulate", *kernel]).channel
+
+
+def test_a_makespan_search_ended_by_the_alarm_keeps_proved_bounds(monkeypatch, capsys):
+    """The alarm may end auto before it returns its run: the busiest unit's work and Eq. 5-7 still bracket it."""
+    import warpcheck.cli.makespan.verbs as verbs
+    from warpcheck.cli.contract_guard import RunTimeout
+
+    def alarm(*_a, **_k):
+        raise RunTimeout
+
+    monkeypatch.setattr(verbs, "auto_exact", alarm)
+    assert main(["makespan", "LLCLL", "--warps", "8", "--sigma", "L=1", "--sigma", "C=1", "--json"]) == 4
+    out = json.loads(capsys.readouterr().out)
+    assert out["exact"] is False and out["makespan"] == 4 * 8  # L's work: 4 instructions per warp
+    assert out["upper"] == {"value": out["pessimistic"], "method": "Eq. 5-7"} and out["makespan"] <= 4 * 8 + 1
+
+
+def test_bmc_past_its_step_budget_names_the_depth_and_the_report_the_cycle(monkeypatch, tmp_path):
+    """The engine counts steps (depth); the issue cycle the witness and the trace show is depth - 1."""
+    from warpcheck.cli.frontend.run import ProveJob, prove_job
+    from warpcheck.models.frontend.config import SMConfig
+    from warpcheck.verify import engines
+
+    monkeypatch.setattr(engines, "STEP_BUDGET", -1.0)  # every depth "too slow": the one-query search runs
+    config = SMConfig(warps=2, design="baseline", fetch_policy="lrr", issue_policy="gtlrr")
+    out = prove_job(ProveJob(config, engine="bmc", witness_path=str(tmp_path / "w.json")))
+    assert out.result.status.value == "FAIL" and f"violation at depth {out.result.depth};" in out.result.message
+    assert out.replays[0].first_violation == out.result.depth - 1
+    assert f"(violation at cycle {out.result.depth - 1})" in out.report()
