@@ -197,8 +197,12 @@ class ReorderUnit(TransitionSystem):
     def deliverable(self, A: Any, s: State, w: int, k: int) -> Any:
         """Request (w, k) may be delivered now: waiting, within the depth, its barrier passed."""
         conds = [self.work.exists(A, s, w, k), A.eq(s[f"st.{w}.{k}"], A.const(WAITING))]
-        conds += [A.eq(s[f"st.{w}.{j}"], A.const(SENT)) for j in range(k - self.channel + 1)]
+        conds += [A.eq(s[f"st.{w}.{j}"], A.const(SENT)) for j in range(k - self.backlog() + 1)]
         return A.and_(*conds, self.barrier_passed(A, s, w, k))
+
+    def backlog(self) -> int:
+        """LD/ST back-pressure: requests a warp may have from its oldest unsent one to its newest (the depth)."""
+        return self.channel
 
     def barrier_passed(self, A: Any, s: State, w: int, k: int) -> Any:
         """Every request of an epoch below (w, k)'s, of every warp of ``w``'s block, has been sent to L1."""
@@ -274,7 +278,11 @@ class ReorderUnit(TransitionSystem):
         W = self.work.warps
         left = [A.lt(s[f"sent.{w}"], self.work.size(A, s, w)) for w in range(W)]
         keys = [self._warp_key(A, s, w) for w in range(W)]
-        return A.argmin_true(left, keys)
+        return self.lowest(A, left, keys)
+
+    def lowest(self, A: Any, left: Sequence[Any], keys: Sequence[Any]) -> Any:
+        """The warp with requests left and the lowest key; the lower warp on a tie."""
+        return A.argmin_true(list(left), list(keys))
 
     def _warp_key(self, A: Any, s: State, w: int) -> Any:
         return A.select([self.key(A, s, w, k) for k in range(self.work.count(w))] or [A.const(-1)], s[f"sent.{w}"])
@@ -301,22 +309,42 @@ class ReorderUnit(TransitionSystem):
         sp, sent = s[f"sp.{w}"], s[f"sent.{w}"]
         found, there, slot = self.search(A, slots, sp, sent)
         go = A.and_(waited, found, A.lt(sent, self.work.size(A, s, w)), A.ne(there, A.const(-1)))
-        kept = [A.ite(A.and_(go, A.le(slot, A.const(c))),
-                      slots[c + 1] if c + 1 < self.channel else A.const(-1), slots[c]) for c in range(self.channel)]
+        kept = self.free(A, slots, go, slot)
         used = A.count([A.ne(x, A.const(-1)) for x in slots])
-        moved = A.ite(A.lt(A.add(sp, A.const(1)), used), A.add(sp, A.const(1)), A.const(0))
-        nxt[f"sp.{w}"] = A.ite(go, A.const(0), A.ite(waited, moved, sp))
+        nxt[f"sp.{w}"] = A.ite(go, self.home(A, sp), A.ite(waited, self.advance(A, sp, used), sp))
         nxt[f"sent.{w}"] = A.ite(go, A.add(sent, A.const(1)), sent)
-        self._deliver(A, s, i, nxt, w, kept, go, there)
+        self._deliver(A, s, i, nxt, w, slots, kept, go, there)
         return go, there
 
-    def _deliver(self, A: Any, s: State, i: Mapping[str, Any], nxt: State, w: int, kept: list, go: Any,
-                 there: Any) -> None:
+    def free(self, A: Any, slots: Sequence[Any], go: Any, slot: Any) -> list[Any]:
+        """The slots once a send from ``slot`` (if ``go``) frees it: the entries behind it move up one."""
+        n = self.channel
+        return [A.ite(A.and_(go, A.le(slot, A.const(c))), slots[c + 1] if c + 1 < n else A.const(-1), slots[c])
+                for c in range(n)]
+
+    def home(self, A: Any, sp: Any) -> Any:
+        """Where the search pointer goes after a send: the channel's head."""
+        return A.const(0)
+
+    def advance(self, A: Any, sp: Any, used: Any) -> Any:
+        """The search pointer's next slot when the one under it is not the expected request (wraps to the head)."""
+        return A.ite(A.lt(A.add(sp, A.const(1)), used), A.add(sp, A.const(1)), A.const(0))
+
+    def routed(self, A: Any, i: Mapping[str, Any], w: int) -> Any:
+        """The distributing unit puts this cycle's delivery into channel ``w``: it is warp ``w``'s."""
+        return A.eq(i["a_warp"], A.const(w))
+
+    def tail(self, A: Any, slots: Sequence[Any], kept: Sequence[Any]) -> Any:
+        """The slot a delivery lands in: the first free one once this cycle's send has freed its slot."""
+        return A.count([A.ne(x, A.const(-1)) for x in kept])
+
+    def _deliver(self, A: Any, s: State, i: Mapping[str, Any], nxt: State, w: int, slots: list, kept: list,
+                 go: Any, there: Any) -> None:
         """Statuses of warp ``w``'s requests, and the distributing unit's append at the channel's tail."""
-        arrives = A.eq(i["a_warp"], A.const(w))
-        tail = A.count([A.ne(x, A.const(-1)) for x in kept])
+        arrives, routed = A.eq(i["a_warp"], A.const(w)), self.routed(A, i, w)
+        tail = self.tail(A, slots, kept)
         for c in range(self.channel):
-            nxt[f"ch.{w}.{c}"] = A.ite(A.and_(arrives, A.eq(tail, A.const(c))), i["a_idx"], kept[c])
+            nxt[f"ch.{w}.{c}"] = A.ite(A.and_(routed, A.eq(tail, A.const(c))), i["a_idx"], kept[c])
         for k in range(self.work.count(w)):
             old = s[f"st.{w}.{k}"]
             queued = A.ite(A.and_(arrives, A.eq(i["a_idx"], A.const(k))), A.const(QUEUED), old)

@@ -168,13 +168,14 @@ class StreamMonitor(TransitionSystem):
         return {}
 
 
-def prove_streams(m: StreamMonitor, check: str = "stream", max_k: int = 6, timeout: float | None = None,
-                  depth: int = 12) -> Result:
+def prove_streams(m: StreamMonitor, check: str = "stream", max_k: int = 4, timeout: float | None = None,
+                  depth: int | None = None) -> Result:
     """k-induction with proved lemmas; when it is UNKNOWN, BMC to ``depth`` for a counterexample."""
     prop = m.prop(check)
     r = kinduction(m, prop, max_k, timeout)
     if r.status is not Status.UNKNOWN:
         return r
+    depth = depth if depth is not None else default_depth(m)
     left = None if timeout is None else max(0.001, timeout - r.seconds)
     deep = bmc(m, prop, depth, left)
     if deep.status is Status.FAIL:
@@ -183,3 +184,8 @@ def prove_streams(m: StreamMonitor, check: str = "stream", max_k: int = 6, timeo
     if deep.status is Status.PASS:
         r.message += f"; BMC found no violation in the first {depth + 1} cycles"
     return r
+
+
+def default_depth(m: StreamMonitor) -> int:
+    """A BMC depth that runs every request of the bound through the unit, plus the wait bound."""
+    return m.inner.work.total + m.inner.channel + m.bound + 2
