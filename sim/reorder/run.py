@@ -2,8 +2,8 @@
 
 The unit's step runs with plain Python values.  A *schedule* says what the
 LD/ST side delivers each cycle: ``(warp, index)`` or ``(-1, 0)`` for a stall.
-The requests the unit sends go, in that order, through the L1 (the LRU sets
-of ``models.l1``, run concretely on the set each line maps to).
+The requests the unit sends go, in that order, through the reference L1
+(``models.reorder.reference_l1``: its own set index and LRU, not the unit's).
 """
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from warpcheck.encodings.concrete import CONCRETE as A
-from warpcheck.models.reorder import l1
+from warpcheck.models.reorder.l1 import L1Spec
+from warpcheck.models.reorder.reference_l1 import Geometry, lru_replay
 from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.models.ts import State, check_state
 
@@ -34,9 +35,12 @@ class UnitRun:
         return [r for _, r in self.sent]
 
 
-def simulate(ts: ReorderUnit, schedule: Sequence[Delivery], extra: int = 0) -> UnitRun:
-    """Run the schedule (then ``extra`` stall cycles); stop at the first delivery the rules forbid."""
-    s = ts.init(A, {})
+def simulate(ts: ReorderUnit, schedule: Sequence[Delivery], extra: int = 0,
+             params: dict | None = None) -> UnitRun:
+    """Run the schedule (then ``extra`` stall cycles); stop at the first delivery the rules forbid.
+
+    ``params`` gives a symbolic workload's stream (``Streams``); a kernel's needs none."""
+    s = ts.init(A, params or {})
     run = UnitRun(states=[s])
     for t, (w, k) in enumerate(list(schedule) + [(-1, 0)] * extra):
         i = {"a_warp": w, "a_idx": k}
@@ -85,23 +89,15 @@ def drain(ts: ReorderUnit, schedule: Sequence[Delivery], limit: int = 1000) -> U
     return simulate(ts, sched)
 
 
-def l1_misses(order: Sequence[Delivery], lines: Lines, spec: l1.L1Spec) -> dict[str, int]:
-    """Load and store line accesses and load misses of the requests in ``order``, through LRU sets."""
-    sets: dict[int, tuple[int, ...]] = {}
-    out = {"loads": 0, "load_misses": 0, "stores": 0}
-    for w, k in order:
-        kind, addresses = lines[w][k]
-        for line in addresses:
-            key = spec.set_of(line)
-            ways = sets.get(key, (l1.EMPTY,) * spec.ways)
-            if kind == "L":
-                sets[key], hit = l1.load(A, ways, line)
-                out["loads"] += 1
-                out["load_misses"] += 0 if hit else 1
-            else:
-                sets[key], _ = l1.store(A, ways, line, spec.stores)
-                out["stores"] += 1
-    return out
+def l1_misses(order: Sequence[Delivery], lines: Lines, spec: L1Spec) -> dict[str, int]:
+    """Load and store line accesses and load misses of the requests in ``order``: the reference LRU replay."""
+    r = lru_replay([lines[w][k] for w, k in order], Geometry(spec.size, spec.ways, spec.line_bytes, spec.stores))
+    return {"loads": r.loads, "load_misses": r.load_misses, "stores": r.stores}
+
+
+def schedule_pairs(inputs: Sequence[dict]) -> list[list[int]]:
+    """A trace's inputs as the LD/ST schedule: [warp, index] per cycle, [-1, 0] for a stall."""
+    return [[int(i["a_warp"]), int(i["a_idx"]) if int(i["a_warp"]) != -1 else 0] for i in inputs]
 
 
 def workload_of(epochs: Sequence[Sequence[int]], blocks: Sequence[int]) -> Workload:
