@@ -24,6 +24,8 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     "frontend": (["models.frontend.design", "models.frontend.policies", "models.frontend.oracles",
                   "models.frontend.open_warp"],
                  ["models.frontend.reference", "models.frontend.reference_policies"]),
+    "reorder": (["models.reorder.unit", "models.reorder.l1", "models.reorder.order", "models.reorder.mutants"],
+                ["models.reorder.reference", "models.reorder.reference_l1", "sim.reorder.l1_replay"]),
 }
 
 

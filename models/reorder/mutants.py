@@ -16,47 +16,47 @@ from warpcheck.models.reorder.l1 import L1Port
 from warpcheck.models.reorder.unit import ReorderUnit
 
 
-class PointerStuck:
+class PointerStuck(ReorderUnit):
     def advance(self, A: Any, sp: Any, used: Any) -> Any:
         return sp
 
 
-class PointerTwoSlots:
+class PointerTwoSlots(ReorderUnit):
     def advance(self, A: Any, sp: Any, used: Any) -> Any:
         return A.ite(A.lt(A.add(sp, A.const(2)), used), A.add(sp, A.const(2)), A.const(0))
 
 
-class PointerNotHome:
+class PointerNotHome(ReorderUnit):
     def home(self, A: Any, sp: Any) -> Any:
         return sp
 
 
-class WrongChannel:
+class WrongChannel(ReorderUnit):
     def routed(self, A: Any, i: Mapping[str, Any], w: int) -> Any:
         return A.eq(i["a_warp"], A.const((w - 1) % self.work.warps))
 
 
-class SentStays:
+class SentStays(ReorderUnit):
     def free(self, A: Any, slots: Sequence[Any], go: Any, slot: Any) -> list[Any]:
         return list(slots)
 
 
-class TailBeforeSend:
+class TailBeforeSend(ReorderUnit):
     def tail(self, A: Any, slots: Sequence[Any], kept: Sequence[Any]) -> Any:
         return A.count([A.ne(x, A.const(-1)) for x in slots])
 
 
-class BacklogPlusOne:
+class BacklogPlusOne(ReorderUnit):
     def backlog(self) -> int:
         return self.channel + 1
 
 
-class EpochIgnored:
+class EpochIgnored(ReorderUnit):
     def key(self, A: Any, s: Any, w: int, k: int) -> Any:
         return A.const(k)
 
 
-class TiesToHigherWarp:
+class TiesToHigherWarp(ReorderUnit):
     def lowest(self, A: Any, left: Sequence[Any], keys: Sequence[Any]) -> Any:
         n = len(left)
         pick = A.argmin_true(list(reversed(left)), list(reversed(keys)))
@@ -87,19 +87,19 @@ class _StoreHitKept(L1Port):
         return tuple(ways), hit
 
 
-class HitNotMru:
+class HitNotMru(ReorderUnit):
     port_class = _HitKeepsPlace
 
 
-class SetFromByteAddress:
+class SetFromByteAddress(ReorderUnit):
     port_class = _SetFromByteAddress
 
 
-class MissEvictsMru:
+class MissEvictsMru(ReorderUnit):
     port_class = _MissEvictsMru
 
 
-class StoreHitKept:
+class StoreHitKept(ReorderUnit):
     port_class = _StoreHitKept
 
 

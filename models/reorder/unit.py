@@ -123,7 +123,7 @@ class ReorderUnit(TransitionSystem):
         self.channel_lemmas = channel_lemmas  # state (and so prove) that no delivery is ever dropped
         if l1 is None:
             self.l1 = None
-        elif work.symbolic:
+        elif isinstance(work, Streams):
             if l1.line_bytes != work.line_bytes:
                 raise ConfigError(f"the L1's lines are {l1.line_bytes} bytes, the streams' {work.line_bytes}")
             self.l1 = self.port_class(l1, universe=work.universe())
@@ -246,7 +246,7 @@ class ReorderUnit(TransitionSystem):
         s["o_warp"] = A.ite(valid, w, A.const(-1))
         s["o_idx"] = A.ite(valid, k, A.const(-1))
         s["o_key"] = A.ite(valid, key, A.const(-1))
-        if self.l1 is not None and self.work.symbolic:
+        if self.l1 is not None and isinstance(self.work, Streams):
             line = self._stream_select(A, s, w, k, self.work.line)
             is_load = self._stream_select(A, s, w, k, self.work.is_load)
             ways, hits, misses = self.l1.access_ids(A, s, valid, is_load, [line])

@@ -61,12 +61,14 @@ def deliverable(ts: ReorderUnit, s: State) -> list[Delivery]:
     return [(w, k) for w in range(ts.work.warps) for k in range(ts.work.count(w)) if ts.deliverable(A, s, w, k)]
 
 
-def random_schedule(ts: ReorderUnit, rng: random.Random, stall: float = 0.3, limit: int = 10000) -> list[Delivery]:
+def random_schedule(ts: ReorderUnit, rng: random.Random, stall: float = 0.3, limit: int = 10000,
+                    params: dict | None = None) -> list[Delivery]:
     """A legal schedule that delivers every request (random order, random stalls), if the unit lets it."""
-    s = ts.init(A, {})
+    s = ts.init(A, params or {})
     out: list[Delivery] = []
     for _ in range(limit):
-        if all(s[f"st.{w}.{k}"] == 2 for w in range(ts.work.warps) for k in range(ts.work.count(w))):
+        if all(s[f"st.{w}.{k}"] == 2 for w in range(ts.work.warps) for k in range(ts.work.count(w))
+               if ts.work.exists(A, s, w, k)):
             return out
         options = deliverable(ts, s)
         pick = (-1, 0) if not options or rng.random() < stall else rng.choice(options)

@@ -127,10 +127,11 @@ class StreamMonitor(TransitionSystem):
         return lambda A, s: A.and_(*[p(A, s) for p in parts.values()])
 
     def parts(self, check: str) -> dict[str, Callable[[Any, State], Any]]:
-        every = {"order": self.order_prop, "wait": self.wait_prop}
-        if self.rl1 is not None:
-            every["misses"] = self.misses_prop
-        return every if check == "stream" else {check: every[check]} if check in every else {check: self.misses_prop}
+        every: dict[str, Callable[[Any, State], Any]] = {"order": self.order_prop, "wait": self.wait_prop,
+                                                         "misses": self.misses_prop}
+        if check != "stream":
+            return {check: every[check]}
+        return {n: p for n, p in every.items() if n != "misses" or self.rl1 is not None}
 
     # -- lemmas (candidates: each is proved before it is used) ---------------------------
     def lemmas(self, A: Any, s: State) -> dict[str, Any]:
