@@ -21,7 +21,7 @@ from typing import Any
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.ts import State, Var
 
-MAX_STREAM_WARPS, MAX_STREAM_LENGTH, MAX_STREAM_LINES = 4, 6, 16
+MAX_STREAM_WARPS, MAX_STREAM_LENGTH, MAX_STREAM_LINES = 6, 8, 16
 
 
 @dataclass(frozen=True)
