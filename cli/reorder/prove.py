@@ -25,7 +25,8 @@ from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.models.reorder.order import static_order
 from warpcheck.sim.reorder.accesses import Analysis, blocks_of
 from warpcheck.sim.reorder.l1_replay import replay
-from warpcheck.sim.reorder.run import Delivery, Lines, UnitRun, drain, l1_misses, random_schedule, simulate
+from warpcheck.sim.reorder.run import (Delivery, Lines, UnitRun, drain, l1_misses, longest_wait, random_schedule,
+                                       simulate)
 from warpcheck.verify.reorder.props import CHECKS, Monitored, prove, schedule_of
 from warpcheck.verify.result import EXIT_CODES, Result, Status
 
@@ -92,6 +93,8 @@ def _replay_fail(a: argparse.Namespace, an: Analysis, m: Monitored, schedule: li
     sent = run.order
     stuck = len(sent) < len(m.order)
     reproduced = stuck if a.check == "deadlock" else sent[:len(m.order)] != m.order[:len(sent)]
+    if a.check == "wait":
+        reproduced = longest_wait(simulate(m.inner, schedule), m.order, m.bound) is not None
     out: dict[str, Any] = {"schedule": run.schedule, "replayed_order": request_names(an, sent), "reproduced": reproduced}
     if a.check == "deadlock" and stuck:
         out["waits_for"] = request_names(an, [m.order[len(sent)]])[0]
@@ -164,11 +167,12 @@ def _prove(a: argparse.Namespace) -> int:
     if a.channel < 1:
         raise ConfigError(f"--channel is {a.channel!r}; a channel holds at least one request")
     spec = parse_cache(a.cache, a.line_bytes, a.stores)
-    if a.no_unit and a.check == "deadlock":
-        raise ConfigError("--check deadlock needs the unit; without it (--no-unit) check order or misses")
+    if a.no_unit and a.check in ("deadlock", "wait"):
+        raise ConfigError(f"--check {a.check} needs the unit; without it (--no-unit) check order or misses")
     expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order)], spec).load_misses
-    unit = ReorderUnit(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None)
-    m = Monitored(unit, expected)
+    unit = ReorderUnit(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None,
+                       channel_lemmas=a.check == "wait")
+    m = Monitored(unit, expected, wait=a.check == "wait")
     out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order,
            "channel": a.channel, "warps": work.warps, "requests": work.total,
            "static_order": request_names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
@@ -259,7 +263,8 @@ def register(sub) -> None:
     q.add_argument("--check", choices=CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS),
                    help="on a kernel: order (default): the L1 order is the static one; misses: the L1 load misses "
                         "are those of the static order's LRU replay (the L1 of --cache in the model); deadlock: the "
-                        "unit never waits for a request held behind a barrier.  With --streams: stream (default: "
+                        "unit never waits for a request held behind a barrier; wait: the static order's next request, "
+                        "once delivered, goes to L1 within channel - 1 cycles.  With --streams: stream (default: "
                         "order, wait and misses together), order, wait (the next request waits at most channel - 1 "
                         "cycles once delivered), misses")
     q.add_argument("--channel", type=int, default=2, metavar="C",

@@ -15,7 +15,7 @@ from warpcheck.models.errors import InputFileError
 from warpcheck.models.reorder.l1 import parse_cache
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.models.reorder.order import static_order
-from warpcheck.sim.reorder.run import drain, l1_misses
+from warpcheck.sim.reorder.run import drain, l1_misses, longest_wait, simulate
 from warpcheck.sim.reorder.stream_replay import FIELDS as STREAM_FIELDS, STREAM_FORMAT, replay_stream
 
 FIELDS = ("kernel", "grid", "block", "params", "line_bytes", "cache", "stores", "channel", "order", "unit", "check",
@@ -92,6 +92,10 @@ def _replay(a: argparse.Namespace) -> int:
                                 **l1_misses(run.order, lines, spec)})
     found = [r for r in out["runs"] if r["unit"] == w["unit"]]
     out["reproduced"] = _reproduced(w["check"], found, w["unit"])
+    if w["check"] == "wait":  # the schedule itself (not drained): the due request waited past channel - 1 cycles
+        ts = ReorderUnit(work, w["channel"], w["order"], unit=True)
+        out["reproduced"] = any(longest_wait(simulate(ts, [tuple(d) for d in s]), order, w["channel"] - 1)
+                                for s in w["schedules"])
     print(json.dumps(out) if a.json else _report(out))
     return 0 if out["reproduced"] else 5
 

@@ -97,6 +97,29 @@ def l1_misses(order: Sequence[Delivery], lines: Lines, spec: L1Spec) -> dict[str
     return {"loads": r.loads, "load_misses": r.load_misses, "stores": r.stores}
 
 
+def longest_wait(run: UnitRun, order: Sequence[Delivery], bound: int) -> tuple[int, Delivery] | None:
+    """The first wait past ``bound`` cycles of the static order's next request once delivered: (cycles, request).
+
+    The wait is counted as the reference counts it: a cycle in which the request
+    due next (by ``order``) was delivered in an earlier cycle and nothing was sent."""
+    delivered: set[Delivery] = set()
+    sent_at = {t: r for t, r in run.sent}
+    done, wait = 0, 0
+    for t, d in enumerate(run.schedule):
+        due = order[done] if done < len(order) else None
+        if t in sent_at:
+            done, wait = done + 1, 0
+        elif due is not None and due in delivered:
+            wait += 1
+            if wait > bound:
+                return wait, due
+        else:
+            wait = 0
+        if d[0] != -1:
+            delivered.add((d[0], d[1]))
+    return None
+
+
 def schedule_pairs(inputs: Sequence[dict]) -> list[list[int]]:
     """A trace's inputs as the LD/ST schedule: [warp, index] per cycle, [-1, 0] for a stall."""
     return [[int(i["a_warp"]), int(i["a_idx"]) if int(i["a_warp"]) != -1 else 0] for i in inputs]

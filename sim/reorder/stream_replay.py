@@ -20,7 +20,7 @@ from warpcheck.models.reorder.reference import static_order
 from warpcheck.models.reorder.reference_l1 import Geometry, lru_replay
 from warpcheck.models.reorder.streams import Streams
 from warpcheck.models.reorder.unit import ReorderUnit
-from warpcheck.sim.reorder.run import simulate
+from warpcheck.sim.reorder.run import longest_wait, simulate
 
 STREAM_FORMAT = "warpcheck-reorder-stream-witness"
 FIELDS = ("streams", "stream", "channel", "order", "cache", "stores", "mutant", "check", "schedule")
@@ -53,7 +53,7 @@ def replay_stream(w: dict[str, Any]) -> dict[str, Any]:
         n = bad_order[0]
         violated["order"] = (f"request {n} sent to L1 is {list(sent[n])}, the static order's is "
                              f"{list(order[n]) if n < len(order) else 'none (all were sent)'}")
-    wait = _longest_wait(run, order, w["channel"] - 1)
+    wait = longest_wait(run, order, w["channel"] - 1)
     if wait is not None:
         violated["wait"] = f"{list(wait[1])} waited {wait[0]} cycles in the unit (bound {w['channel'] - 1})"
     lines = [[(kind, (addr,)) for _, kind, addr in reqs] for reqs in concrete["warps"]]
@@ -66,23 +66,3 @@ def replay_stream(w: dict[str, Any]) -> dict[str, Any]:
     return {"static_order": [list(r) for r in order], "sent": [[t, q, j] for t, (q, j) in run.sent],
             "refused": run.refused, "violated": violated, "stream": concrete,
             "reproduced": run.refused is None and w["check"] in violated}
-
-
-def _longest_wait(run: Any, order: list[tuple[int, int]], bound: int) -> tuple[int, tuple[int, int]] | None:
-    """The first wait past ``bound`` of the static order's next request once delivered: (cycles, request)."""
-    delivered: set[tuple[int, int]] = set()
-    sent_at = {t: r for t, r in run.sent}
-    done, wait = 0, 0
-    for t, d in enumerate(run.schedule):
-        due = order[done] if done < len(order) else None
-        if t in sent_at:
-            done, wait = done + 1, 0
-        elif due is not None and due in delivered:
-            wait += 1
-            if wait > bound:
-                return wait, due
-        else:
-            wait = 0
-        if d[0] != -1:
-            delivered.add(tuple(d))
-    return None
