@@ -30,10 +30,13 @@ memory requests, and the block's warps all reach the barrier).
 
 Every cycle the step exports an output record: ``o_valid``, ``o_warp``,
 ``o_idx`` (the request sent to L1, as (warp, index in the warp's requests))
-and ``o_key`` (its key in the unit's order); with an L1 (``l1``), also
+``o_key`` (its key in the unit's order), ``o_epoch`` (its barrier epoch),
+``o_seq`` (a ghost sequence number: how many requests went to L1 before it,
+from the ghost counter ``seq``), with streams ``o_line`` (the line it
+touches); with an L1 (``l1``), also
 ``o_hits`` and ``o_misses`` (load lines of that request that hit or miss) and
 the running count ``misses``.  Properties compare the record with a reference
-written apart (``models.reorder_order``).
+written apart (``models.reorder.reference``, ``verify.reorder``).
 """
 from __future__ import annotations
 
@@ -160,7 +163,10 @@ class ReorderUnit(TransitionSystem):
                 vs += [Var(f"ch.{w}.{c}", "int", -1, n - 1) for c in range(self.channel)]
                 vs += [Var(f"sp.{w}", "int", 0, self.channel - 1), Var(f"sent.{w}", "int", 0, self.work.count(w))]
         vs += [Var("o_valid", "bool"), Var("o_warp", "int", -1, W - 1), Var("o_idx", "int", -1, n - 1),
-               Var("o_key", "int", -1, self.max_key)]
+               Var("o_key", "int", -1, self.max_key), Var("o_epoch", "int", -1, self.work.max_epoch),
+               Var("seq", "int", 0, self.work.total), Var("o_seq", "int", -1, max(self.work.total - 1, 0))]
+        if isinstance(self.work, Streams):
+            vs.append(Var("o_line", "int", -1, self.work.lines - 1))
         return vs + self._l1_vars()
 
     def _l1_vars(self) -> list[Var]:
@@ -246,6 +252,11 @@ class ReorderUnit(TransitionSystem):
         s["o_warp"] = A.ite(valid, w, A.const(-1))
         s["o_idx"] = A.ite(valid, k, A.const(-1))
         s["o_key"] = A.ite(valid, key, A.const(-1))
+        s["o_epoch"] = A.ite(valid, self._stream_select(A, s, w, k, self.work.epoch), A.const(-1))
+        s["o_seq"] = A.ite(valid, s["seq"], A.const(-1))  # ghost: how many requests went to L1 before this one
+        s["seq"] = A.min(A.add(s["seq"], A.ite(valid, A.const(1), A.const(0))), A.const(self.work.total))
+        if isinstance(self.work, Streams):
+            s["o_line"] = A.ite(valid, self._stream_select(A, s, w, k, self.work.line), A.const(-1))
         if self.l1 is not None and isinstance(self.work, Streams):
             line = self._stream_select(A, s, w, k, self.work.line)
             is_load = self._stream_select(A, s, w, k, self.work.is_load)
@@ -261,8 +272,9 @@ class ReorderUnit(TransitionSystem):
         return s
 
     def _stream_select(self, A: Any, s: State, w: Any, k: Any, field: Any) -> Any:
-        """A stream field of request (w, k), for symbolic ``w`` and ``k``."""
-        rows = [A.select([field(A, s, q, j) for j in range(self.work.count(q))], k) for q in range(self.work.warps)]
+        """A stream field of request (w, k), for symbolic ``w`` and ``k`` (-1 for a warp without requests)."""
+        rows = [A.select([field(A, s, q, j) for j in range(self.work.count(q))] or [A.const(-1)], k)
+                for q in range(self.work.warps)]
         return A.select(rows, w)
 
     def _request_number(self, A: Any, w: Any, k: Any) -> Any:

@@ -96,8 +96,11 @@ class Monitored(TransitionSystem):
 
     def order_prop(self, A: Any, s: State) -> Any:
         """What went to L1 this cycle is the static order's next request."""
-        w, k = self.reference(A, A.sub(s["ref"], A.const(1)))
-        return A.implies(s["o_valid"], A.and_(A.lt(A.const(0), s["ref"]), A.eq(s["o_warp"], w), A.eq(s["o_idx"], k)))
+        at = A.sub(s["ref"], A.const(1))
+        w, k = self.reference(A, at)
+        epochs = [A.const(self.inner.work.epochs[q][j]) for q, j in self.order] or [A.const(-1)]
+        return A.implies(s["o_valid"], A.and_(A.lt(A.const(0), s["ref"]), A.eq(s["o_warp"], w), A.eq(s["o_idx"], k),
+                                              A.eq(s["o_seq"], at), A.eq(s["o_epoch"], A.select(epochs, at))))
 
     def deadlock_free(self, A: Any, s: State) -> Any:
         """The static order's next request does not wait for a barrier held by an unsent request."""
@@ -125,6 +128,7 @@ class Monitored(TransitionSystem):
         for w, prefix in enumerate(self.prefix_counts):
             out[f"config_is_prefix.{w}"] = A.eq(s[f"sent.{w}"], A.select([A.const(c) for c in prefix], s["ref"]))
         out["output_counted"] = A.implies(s["o_valid"], A.lt(A.const(0), s["ref"]))
+        out["seq_is_ref"] = A.eq(s["seq"], s["ref"])
         if self.wait:
             out.update({f"delivered_is_status.{w}.{k}": A.eq(s[f"r.d.{w}.{k}"], A.ne(s[f"st.{w}.{k}"], A.const(WAITING)))
                         for w, k in self.order})

@@ -61,7 +61,9 @@ class StreamMonitor(TransitionSystem):
     def state_vars(self) -> list[Var]:
         W, n = self.inner.work.warps, self.inner.work.length
         vs = [Var("r.lw", "int", -1, W - 1), Var("r.lk", "int", -1, n - 1), Var("r.le", "int", -1, n),
-              Var("r.ew", "int", -1, W - 1), Var("r.ek", "int", -1, n - 1), Var("r.wait", "int", 0, self.bound + 1)]
+              Var("r.ew", "int", -1, W - 1), Var("r.ek", "int", -1, n - 1), Var("r.wait", "int", 0, self.bound + 1),
+              Var("r.ee", "int", -1, n), Var("r.el", "int", -1, self.inner.work.lines - 1),
+              Var("r.n", "int", 0, W * n), Var("r.seq", "int", 0, W * n)]
         vs += [Var(f"r.d.{w}.{k}", "bool") for w in range(W) for k in range(n)]
         if self.rl1 is not None:
             vs += [Var(x, "int", -1, self.inner.work.lines - 1) for x in self.rl1.names()]
@@ -77,7 +79,8 @@ class StreamMonitor(TransitionSystem):
     def init(self, A: Any, p: Mapping[str, Any]) -> State:
         s = self.inner.init(A, p)
         for v in self.state_vars()[len(self.inner.state_vars()):]:
-            s[v.name] = A.false if v.kind == "bool" else A.const(-1 if v.name.startswith(("r.l", "r.e", "r1.")) else 0)
+            s[v.name] = A.false if v.kind == "bool" else A.const(0 if v.name in ("r.wait", "r.n", "r.seq",
+                                                                                   "r.misses") else -1)
         return s
 
     def assume(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:
@@ -88,7 +91,10 @@ class StreamMonitor(TransitionSystem):
         W, n = self.inner.work.warps, self.inner.work.length
         ew, ek, ee = self.ref.next_after(A, s)
         sent = nxt["o_valid"]
-        nxt["r.ew"], nxt["r.ek"] = ew, ek
+        nxt["r.ew"], nxt["r.ek"], nxt["r.ee"] = ew, ek, ee
+        nxt["r.el"] = A.ite(A.eq(ew, A.const(-1)), A.const(-1), self.ref.pick(A, s, ew, ek, "ln"))
+        nxt["r.seq"] = s["r.n"]  # the due request's rank in the static order: how many went before it
+        nxt["r.n"] = A.min(A.add(s["r.n"], A.ite(sent, A.const(1), A.const(0))), A.const(W * n))
         nxt["r.lw"], nxt["r.lk"], nxt["r.le"] = (A.ite(sent, new, s[f"r.{x}"]) for new, x in
                                                  ((ew, "lw"), (ek, "lk"), (ee, "le")))
         delivered = [[s[f"r.d.{w}.{k}"] for k in range(n)] for w in range(W)]
@@ -109,8 +115,10 @@ class StreamMonitor(TransitionSystem):
 
     # -- properties --------------------------------------------------------------------
     def order_prop(self, A: Any, s: State) -> Any:
+        """The record of a send is the static order's next request: warp, index, line, epoch, sequence number."""
         return A.implies(s["o_valid"], A.and_(A.ne(s["r.ew"], A.const(-1)), A.eq(s["o_warp"], s["r.ew"]),
-                                              A.eq(s["o_idx"], s["r.ek"])))
+                                              A.eq(s["o_idx"], s["r.ek"]), A.eq(s["o_line"], s["r.el"]),
+                                              A.eq(s["o_epoch"], s["r.ee"]), A.eq(s["o_seq"], s["r.seq"])))
 
     def wait_prop(self, A: Any, s: State) -> Any:
         return A.le(s["r.wait"], A.const(self.bound))
@@ -153,6 +161,9 @@ class StreamMonitor(TransitionSystem):
             [A.select([self.ref.present(A, s, w, k) for k in range(n)], s["r.lk"]) for w in range(W)], s["r.lw"]))
         out["none_started"] = A.eq(started, A.ne(s["r.lk"], A.const(-1)))
         out["order"] = self.order_prop(A, s)
+        sent_now = A.count([A.eq(s[f"st.{w}.{k}"], A.const(SENT)) for w in range(W) for k in range(n)])
+        out["seq_counts_sent"] = A.eq(s["seq"], sent_now)
+        out["reference_counts_sent"] = A.eq(s["r.n"], s["seq"])
         if self.rl1 is not None:
             sent = A.count([A.eq(s[f"st.{w}.{k}"], A.const(SENT)) for w in range(W) for k in range(n)])
             out["misses_within_sent"] = A.le(s["misses"], sent)
