@@ -36,8 +36,8 @@ def test_deep_mutant_is_killed_over_every_stream(name, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(MUTANTS))
-def test_every_mutant_is_killed_at_three_warps_channel_three(name, tmp_path):
-    k = kill(name, tmp_path, warps=3, channel=3, timeout=600)
+def test_every_mutant_is_killed_at_three_warps(name, tmp_path):
+    k = kill(name, tmp_path, warps=3, timeout=600)
     assert k.verdict == ("equivalent" if MUTANTS[name].equivalent else "killed"), k
 
 

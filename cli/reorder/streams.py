@@ -89,6 +89,9 @@ def run_streams(a: argparse.Namespace) -> dict[str, Any]:
         w = m.inner.work
         out["label"] = (f"PASS (every cycle, unbounded in time; streams bounded: {w.warps} warps x 0..{w.length} "
                         f"requests, lines 0..{w.lines - 1}, channel {m.inner.channel})")
+        if w.length <= m.inner.channel:
+            out["note"] = (f"no warp sends more requests ({w.length}) than its channel holds ({m.inner.channel}): "
+                           f"a bug of the channel's capacity cannot show; give --streams {m.inner.channel + 1} or more")
         out["claim"] = (f"for {out['covered']}: at every cycle the request sent to L1 is the static order's "
                         f"next (none twice), the static order's next request waits at most {m.bound} cycles "
                         f"once delivered (none lost), and the L1 load misses equal the reference LRU replay's")
@@ -129,6 +132,8 @@ def report(out: dict[str, Any]) -> str:
     if "claim" in out:
         lines.append("proved " + out["claim"])
         lines.append(f"lemmas proved and used: {len(out['lemmas'])}")
+        if "note" in out:
+            lines.append("note: " + out["note"])
     else:
         lines.append(f"streams: {out['covered']}")
     if "witness" in out:
