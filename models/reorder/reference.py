@@ -37,11 +37,11 @@ def static_order(epochs: Sequence[Sequence[int]], rule: str) -> list[Request]:
     return sorted(every, key=lambda r: rank(rule, epochs[r[0]][r[1]], r[0], r[1]))
 
 
-def _before(A: Any, a: Sequence[Any], b: Sequence[Any]) -> Any:
+def sorts_before(A: Any, a: Sequence[Any], b: Sequence[Any]) -> Any:
     """Tuple ``a`` sorts strictly before tuple ``b`` (lexicographic)."""
     if not a:
         return A.false
-    return A.or_(A.lt(a[0], b[0]), A.and_(A.eq(a[0], b[0]), _before(A, a[1:], b[1:])))
+    return A.or_(A.lt(a[0], b[0]), A.and_(A.eq(a[0], b[0]), sorts_before(A, a[1:], b[1:])))
 
 
 class ReferenceOrder:
@@ -75,9 +75,9 @@ class ReferenceOrder:
         for w in range(self.warps):
             for k in range(self.length):
                 mine = self.key(A, s, w, k)
-                after = A.or_(A.not_(started), _before(A, last, mine))
+                after = A.or_(A.not_(started), sorts_before(A, last, mine))
                 better = A.and_(self.present(A, s, w, k), after,
-                                A.or_(A.not_(found), _before(A, mine, best)) if best is not None else A.true)
+                                A.or_(A.not_(found), sorts_before(A, mine, best)) if best is not None else A.true)
                 best = mine if best is None else tuple(A.ite(better, m, b) for m, b in zip(mine, best))
                 best_w, best_k = A.ite(better, A.const(w), best_w), A.ite(better, A.const(k), best_k)
                 best_e = A.ite(better, self.epoch(A, s, w, k), best_e)

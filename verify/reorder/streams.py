@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.reorder.reference import ReferenceOrder
+from warpcheck.models.reorder.reference import ReferenceOrder, sorts_before
 from warpcheck.models.reorder.reference_l1 import Geometry, ReferenceL1
 from warpcheck.models.reorder.unit import SENT, WAITING, ReorderUnit
 from warpcheck.models.ts import State, TransitionSystem, Var
@@ -147,12 +147,11 @@ class StreamMonitor(TransitionSystem):
         W, n = self.inner.work.warps, self.inner.work.length
         started = A.ne(s["r.lw"], A.const(-1))
         last = self.ref.last_key(A, s)
-        from warpcheck.models.reorder.reference import _before
         for w in range(W):
             for k in range(n):
                 st = s[f"st.{w}.{k}"]
                 out[f"delivered_is_status.{w}.{k}"] = A.eq(s[f"r.d.{w}.{k}"], A.ne(st, A.const(WAITING)))
-                upto = A.and_(started, A.not_(_before(A, last, self.ref.key(A, s, w, k))))
+                upto = A.and_(started, A.not_(sorts_before(A, last, self.ref.key(A, s, w, k))))
                 out[f"sent_is_upto_last.{w}.{k}"] = A.eq(A.eq(st, A.const(SENT)),
                                                          A.and_(self.ref.present(A, s, w, k), upto))
         out["last_epoch"] = A.implies(started, A.eq(s["r.le"], A.select(
@@ -173,11 +172,7 @@ class StreamMonitor(TransitionSystem):
                 twin = "l1." + x.removeprefix("r1.")
                 if twin in mine:
                     out[f"l1_equal.{x}"] = A.eq(s[twin], s[x])
-        out.update(self._wait_lemmas(A, s))
         return out
-
-    def _wait_lemmas(self, A: Any, s: State) -> dict[str, Any]:
-        return {}
 
 
 def prove_streams(m: StreamMonitor, check: str = "stream", max_k: int = 4, timeout: float | None = None,
