@@ -41,6 +41,8 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",
                  "models.kernels.warp_cfg", "encodings.kernels.ipet", "sim.kernels.simt"],
                 ["sim.kernels.reference"]),
+    "reorder": (["models.reorder.unit", "models.reorder.l1", "models.reorder.order", "models.reorder.mutants"],
+                ["models.reorder.reference", "models.reorder.reference_l1", "sim.reorder.l1_replay"]),
 }
 
 

@@ -183,3 +183,23 @@ def test_concrete_runs_equal_the_solver_unrolling(case):
         i = {"a_warp": rng.randint(-1, ts.work.warps - 1), "a_idx": rng.randint(0, ts.work.longest - 1)}
         symbolic = ts.assume(u.A, {k: u.A.const(v) for k, v in last.items()}, {k: u.A.const(v) for k, v in i.items()})
         assert z3.is_true(z3.simplify(term(symbolic))) == ts.assume(CONCRETE, last, i)
+
+
+def test_per_kernel_wait_sees_a_stuck_search_pointer():
+    """Per kernel too, a request stuck in its channel FAILs ``wait`` (order alone cannot see it)."""
+    from warpcheck.models.reorder.mutants import MUTANTS
+    from warpcheck.sim.reorder.run import longest_wait
+
+    work = Workload(((0, 0, 0), (0, 0)), (0, 0))
+    good = prove(Monitored(ReorderUnit(work, 2, channel_lemmas=True), wait=True), "wait", timeout=120)
+    assert good.status is Status.PASS and not good.bounded, good.message
+    stuck = Monitored(MUTANTS["pointer-stuck"].make()(work, 2, channel_lemmas=True), wait=True)
+    assert prove(stuck, "order", timeout=120).status is Status.PASS  # what the issue found
+    r = prove(stuck, "wait", timeout=120)
+    assert r.status is Status.FAIL
+    assert longest_wait(simulate(stuck.inner, schedule_of(r.trace)), stuck.order, 1) is not None
+
+
+def test_prove_wait_on_the_paper_example(capsys):
+    code, out, _ = run(capsys, "reorder", "prove", *PAPER, "--check", "wait")
+    assert code == 0 and "check wait: PASS (unbounded)" in out

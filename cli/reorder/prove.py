@@ -16,7 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from warpcheck.cli.reorder.streams import STREAM_CACHE, add_stream_options, prove_streams_verb
 from warpcheck.cli.reorder.verbs import add_kernel_options, run_analysis
+from warpcheck.verify.reorder.streams import STREAM_CHECKS
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.files import atomic_write_text
 from warpcheck.models.reorder.l1 import L1Spec, parse_cache
@@ -24,7 +26,8 @@ from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.models.reorder.order import static_order
 from warpcheck.sim.reorder.accesses import Analysis, blocks_of
 from warpcheck.sim.reorder.l1_replay import replay
-from warpcheck.sim.reorder.run import Delivery, Lines, UnitRun, drain, l1_misses, random_schedule, simulate
+from warpcheck.sim.reorder.run import (Delivery, Lines, UnitRun, drain, l1_misses, longest_wait, random_schedule,
+                                       simulate)
 from warpcheck.verify.reorder.props import CHECKS, Monitored, prove, schedule_of
 from warpcheck.verify.result import EXIT_CODES, Result, Status
 
@@ -91,6 +94,8 @@ def _replay_fail(a: argparse.Namespace, an: Analysis, m: Monitored, schedule: li
     sent = run.order
     stuck = len(sent) < len(m.order)
     reproduced = stuck if a.check == "deadlock" else sent[:len(m.order)] != m.order[:len(sent)]
+    if a.check == "wait":
+        reproduced = longest_wait(simulate(m.inner, schedule), m.order, m.bound) is not None
     out: dict[str, Any] = {"schedule": run.schedule, "replayed_order": request_names(an, sent), "reproduced": reproduced}
     if a.check == "deadlock" and stuck:
         out["waits_for"] = request_names(an, [m.order[len(sent)]])[0]
@@ -141,16 +146,34 @@ def _deliveries(run: UnitRun) -> list[list[int]]:
 
 
 def _prove(a: argparse.Namespace) -> int:
+    if a.streams is not None:
+        given = [n for n, v in (("KERNEL", a.kernel), ("--grid", a.grid), ("--block", a.block), ("--entry", a.entry),
+                                ("--param", a.param), ("--no-unit", a.no_unit)) if v]
+        if given:
+            raise ConfigError(f"--streams proves the unit for every stream, without a kernel; drop {', '.join(given)}")
+        a.check = a.check or "stream"
+        return prove_streams_verb(a)
+    missing = [n for n, v in (("KERNEL", a.kernel), ("--grid", a.grid), ("--block", a.block)) if not v]
+    if missing:
+        raise ConfigError(f"reorder prove needs {', '.join(missing)} (a kernel from analyze), or --streams N to "
+                          f"prove the unit for every stream")
+    if a.mutant is not None:
+        raise ConfigError("--mutant goes with --streams (the mutation suite proves mutants over every stream)")
+    a.check = a.check or "order"
+    if a.check not in CHECKS:
+        raise ConfigError(f"--check {a.check!r} is for --streams; on a kernel check one of: {', '.join(CHECKS)}")
+    a.cache = a.cache or "16K:4"
     an = run_analysis(a)
     work, lines = workload(an, a.kernel)
     if a.channel < 1:
         raise ConfigError(f"--channel is {a.channel!r}; a channel holds at least one request")
     spec = parse_cache(a.cache, a.line_bytes, a.stores)
-    if a.no_unit and a.check == "deadlock":
-        raise ConfigError("--check deadlock needs the unit; without it (--no-unit) check order or misses")
+    if a.no_unit and a.check in ("deadlock", "wait"):
+        raise ConfigError(f"--check {a.check} needs the unit; without it (--no-unit) check order or misses")
     expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order)], spec).load_misses
-    unit = ReorderUnit(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None)
-    m = Monitored(unit, expected)
+    unit = ReorderUnit(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None,
+                       channel_lemmas=a.check == "wait")
+    m = Monitored(unit, expected, wait=a.check == "wait")
     out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order,
            "channel": a.channel, "warps": work.warps, "requests": work.total,
            "static_order": request_names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
@@ -234,22 +257,31 @@ def register(sub) -> None:
                                     "(--check deadlock) that the unit never waits for a request held behind a "
                                     "barrier.  Without it (--no-unit): find two schedules whose L1 orders differ "
                                     "and replay them.",
-                        epilog="example:\n  warpcheck reorder prove examples/reorder/paper_example.ptx --grid 1,2,1 "
+                        epilog="example:\n  warpcheck reorder prove --streams 3 --warps 2 --channel 2\n"
+                               "  warpcheck reorder prove --streams 3 --warps 2 --order barrier\n"
+                               "  warpcheck reorder prove examples/reorder/paper_example.ptx --grid 1,2,1 "
                                "--block 16,4,1 --param in=0\n  warpcheck reorder prove examples/reorder/"
                                "paper_example.ptx --grid 1,2,1 --block 16,4,1 --param in=0 --no-unit\n"
                                "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR")
-    add_kernel_options(q)
+    add_kernel_options(q, optional=True)
+    add_stream_options(q)
     q.add_argument("--no-unit", action="store_true", help="requests go to L1 in arrival order")
-    q.add_argument("--check", choices=CHECKS, default="order",
-                   help="order (default): the L1 order is the static one; misses: the L1 load misses are those of "
-                        "the static order's LRU replay (the L1 of --cache in the model); deadlock: the unit never "
-                        "waits for a request held behind a barrier")
+    q.add_argument("--check", choices=CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS),
+                   help="on a kernel: order (default): the L1 order is the static one; misses: the L1 load misses "
+                        "are those of the static order's LRU replay (the L1 of --cache in the model); deadlock: the "
+                        "unit never waits for a request held behind a barrier; wait: the static order's next request, "
+                        "once delivered, goes to L1 within channel - 1 cycles.  With --streams: stream (default: "
+                        "order, wait and misses together), order, wait (the next request waits at most channel - 1 "
+                        "cycles once delivered), misses")
     q.add_argument("--channel", type=int, default=2, metavar="C",
                    help="channel depth: requests a warp may have between its oldest unsent one and its newest "
                         "(default 2)")
-    q.add_argument("--cache", default="16K:4", metavar="SIZE:WAYS", help="the L1 for miss counts (default 16K:4)")
+    q.add_argument("--cache", metavar="SIZE:WAYS",
+                   help=f"the L1 for miss counts (default 16K:4 on a kernel, {STREAM_CACHE} with --streams)")
     q.add_argument("--max-k", type=int, default=4, metavar="K", help="largest induction depth (default 4)")
-    q.add_argument("--depth", type=int, metavar="N", help="BMC depth without the unit (default: requests + 2)")
+    q.add_argument("--depth", type=int, metavar="N",
+                   help="BMC depth without the unit (default: requests + 2); with --streams, the BMC depth after an "
+                        "inconclusive induction (default: every request of the bound + channel + 2)")
     q.add_argument("--timeout", type=float, default=300, metavar="S", help="wall-clock budget (default 300 s)")
     q.add_argument("--samples", type=int, default=50, metavar="N",
                    help="random schedules simulated for the miss counts (default 50)")

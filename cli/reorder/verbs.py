@@ -109,12 +109,14 @@ def _analyze(a: argparse.Namespace) -> int:
     return 0
 
 
-def add_kernel_options(p: argparse.ArgumentParser) -> None:
-    """The options that say which kernel runs how: file, entry, grid, block, parameters."""
-    p.add_argument("kernel", metavar="KERNEL", help="a PTX file (nvcc -ptx)")
+def add_kernel_options(p: argparse.ArgumentParser, optional: bool = False) -> None:
+    """The options that say which kernel runs how: file, entry, grid, block, parameters.
+
+    ``optional``: the verb has a mode without a kernel (it checks that a kernel mode got them)."""
+    p.add_argument("kernel", metavar="KERNEL", nargs="?" if optional else None, help="a PTX file (nvcc -ptx)")
     p.add_argument("--entry", metavar="NAME", help="the kernel to analyse in a module with several")
-    p.add_argument("--grid", required=True, metavar="X[,Y[,Z]]", help="blocks of the grid")
-    p.add_argument("--block", required=True, metavar="X[,Y[,Z]]", help="threads of a block")
+    p.add_argument("--grid", required=not optional, metavar="X[,Y[,Z]]", help="blocks of the grid")
+    p.add_argument("--block", required=not optional, metavar="X[,Y[,Z]]", help="threads of a block")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="a kernel parameter (by name, by the suffix after the last '_', or by index); every "
                         "parameter must be given")

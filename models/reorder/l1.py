@@ -90,44 +90,61 @@ def store(A: Any, ways: Sequence[Any], line: Any, policy: str) -> tuple[tuple[An
 class L1Port:
     """The L1 as a component of a transition system: the touched sets, fed one request per cycle.
 
-    ``requests`` lists every request's (kind, line addresses), numbered as the
-    system numbers them.  Only the sets some request touches are modelled;
-    lines are renumbered 0 .. L-1 so that state variables stay small.
+    Lines are numbered 0 .. L-1 by their position in ``universe`` (line
+    addresses) so that state variables stay small; only the sets of the
+    universe are modelled.  ``requests`` (kernel mode) lists every request's
+    (kind, line addresses), numbered as the system numbers them; in stream
+    mode the requests are symbolic and come through :meth:`access_ids`.
     """
 
-    def __init__(self, spec: L1Spec, requests: Sequence[tuple[str, Sequence[int]]]) -> None:
+    def __init__(self, spec: L1Spec, requests: Sequence[tuple[str, Sequence[int]]] = (),
+                 universe: Sequence[int] | None = None) -> None:
         self.spec = spec
         self.requests = [(kind, tuple(sorted(set(lines)))) for kind, lines in requests]
-        addresses = sorted({a for _, lines in self.requests for a in lines})
+        addresses = sorted({a for _, lines in self.requests for a in lines}) if universe is None else list(universe)
+        self.universe = addresses
         self.line_id = {a: i for i, a in enumerate(addresses)}
-        self.sets = sorted({spec.set_of(a) for a in addresses})
+        self.set_table = [self.set_index(a) for a in addresses]
+        self.sets = sorted(set(self.set_table))
         self.widest = max([len(lines) for _, lines in self.requests] + [1])
+
+    def set_index(self, line_address: int) -> int:
+        """The set a line address maps to (the line number modulo the sets)."""
+        return self.spec.set_of(line_address)
+
+    def load(self, A: Any, ways: Sequence[Any], line: Any) -> tuple[tuple[Any, ...], Any]:
+        return load(A, ways, line)
+
+    def store(self, A: Any, ways: Sequence[Any], line: Any) -> tuple[tuple[Any, ...], Any]:
+        return store(A, ways, line, self.spec.stores)
 
     def names(self) -> list[str]:
         """State variable names of the ways, set by set, most recently used first."""
         return [f"l1.{s}.{i}" for s in self.sets for i in range(self.spec.ways)]
 
-    def _column(self, A: Any, p: int, of: Any) -> tuple[Any, Any]:
-        """The p-th line (id, or -1) of each request and its set, selected by request number ``of``."""
-        ids, sets = [], []
-        for _, lines in self.requests:
-            ids.append(A.const(self.line_id[lines[p]] if p < len(lines) else EMPTY))
-            sets.append(A.const(self.spec.set_of(lines[p]) if p < len(lines) else EMPTY))
-        return A.select(ids, of), A.select(sets, of)
+    def _column(self, A: Any, p: int, of: Any) -> Any:
+        """The p-th line id (or -1) of each request, selected by request number ``of``."""
+        return A.select([A.const(self.line_id[lines[p]] if p < len(lines) else EMPTY)
+                         for _, lines in self.requests], of)
 
     def access(self, A: Any, s: dict, valid: Any, of: Any) -> tuple[dict, Any, Any]:
-        """The sets after request ``of`` (if ``valid``): (new ways, load-line hits, load-line misses)."""
-        ways = {k: s[k] for k in self.names()}
+        """Kernel mode: the sets after request number ``of`` (if ``valid``): (new ways, load hits, load misses)."""
         is_load = A.select([A.const(kind == "L") for kind, _ in self.requests], of)
+        return self.access_ids(A, s, valid, is_load, [self._column(A, p, of) for p in range(self.widest)])
+
+    def access_ids(self, A: Any, s: dict, valid: Any, is_load: Any, ids: Sequence[Any]) -> tuple[dict, Any, Any]:
+        """The sets after one request touching line ids ``ids`` (-1: none) in turn, if ``valid``."""
+        ways = {k: s[k] for k in self.names()}
         hits, misses = A.const(0), A.const(0)
-        for p in range(self.widest):
-            line, where = self._column(A, p, of)
+        table = [A.const(x) for x in self.set_table] or [A.const(EMPTY)]
+        for line in ids:
             used = A.and_(valid, A.ne(line, A.const(EMPTY)))
+            where = A.select(table, line)
             for st in self.sets:
                 here = A.and_(used, A.eq(where, A.const(st)))
                 old = tuple(ways[f"l1.{st}.{i}"] for i in range(self.spec.ways))
-                loaded, hit = load(A, old, line)
-                stored, _ = store(A, old, line, self.spec.stores)
+                loaded, hit = self.load(A, old, line)
+                stored, _ = self.store(A, old, line)
                 new = A.ite(here, A.ite(is_load, loaded, stored), old)
                 ways.update({f"l1.{st}.{i}": w for i, w in enumerate(new)})
                 counted = A.and_(here, is_load)

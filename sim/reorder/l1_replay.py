@@ -1,15 +1,19 @@
 """The miss-rate estimator: the L1 replayed, as plain Python lists, over a sequence of accesses.
 
 Under the reordering unit the L1 sees the static order, so this replay is the
-exact L1 behaviour, not an estimate.  It is written apart from the algebra
-version in ``models.l1`` so that the two check each other.
+exact L1 behaviour, not an estimate.  The replay is the reference's
+(``models.reorder.reference_l1``), which shares no code with the unit's L1
+(``models.reorder.l1``), set index included, so that the two check each other.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
-from warpcheck.models.reorder.l1 import L1Spec
+from warpcheck.models.reorder.reference_l1 import Geometry, lru_replay
+
+L1Spec = Any  # the unit's L1 configuration (models.reorder.l1.L1Spec), read for its geometry only: not imported,
+# so that nothing of the unit's L1 (its set index above all) reaches the replay
 
 
 @dataclass
@@ -34,45 +38,19 @@ class L1Stats:
 
 def replay(accesses: Iterable[tuple[str, Iterable[int]]], spec: L1Spec) -> L1Stats:
     """Replay ``(kind, line addresses)`` accesses in order through LRU sets."""
-    stats = L1Stats()
-    for _ in per_access(accesses, spec, stats):
-        pass
-    return stats
+    r = lru_replay(accesses, _geometry(spec))
+    return L1Stats(r.loads, r.load_misses, r.stores, r.store_hits)
 
 
 def per_access(accesses: Iterable[tuple[str, Iterable[int]]], spec: L1Spec,
                stats: L1Stats | None = None) -> Iterator[bool]:
     """Replay the accesses in order; yield, per access, whether every load line of it hit."""
-    sets: dict[int, list[int]] = {}
-    stats = stats if stats is not None else L1Stats()
-    for kind, lines in accesses:
-        before = stats.load_misses
-        for line in lines:
-            s = sets.setdefault(spec.set_of(line), [])
-            if kind == "L":
-                _load(s, line, spec.ways, stats)
-            else:
-                _store(s, line, spec.stores, stats)
-        yield stats.load_misses == before
+    r = lru_replay(accesses, _geometry(spec))
+    if stats is not None:
+        stats.loads, stats.load_misses, stats.stores, stats.store_hits = r.loads, r.load_misses, r.stores, r.store_hits
+    yield from r.all_hit
 
 
-def _load(s: list[int], line: int, ways: int, stats: L1Stats) -> None:
-    stats.loads += 1
-    if line in s:
-        s.remove(line)
-    else:
-        stats.load_misses += 1
-    s.insert(0, line)
-    del s[ways:]
-
-
-def _store(s: list[int], line: int, policy: str, stats: L1Stats) -> None:
-    stats.stores += 1
-    if line not in s:
-        return
-    stats.store_hits += 1
-    if policy == "evict":
-        s.remove(line)
-    elif policy == "touch":
-        s.remove(line)
-        s.insert(0, line)
+def _geometry(spec: L1Spec) -> Geometry:
+    """The geometry only: the set index and replacement are the reference's own."""
+    return Geometry(spec.size, spec.ways, spec.line_bytes, spec.stores)

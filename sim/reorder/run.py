@@ -2,8 +2,8 @@
 
 The unit's step runs with plain Python values.  A *schedule* says what the
 LD/ST side delivers each cycle: ``(warp, index)`` or ``(-1, 0)`` for a stall.
-The requests the unit sends go, in that order, through the L1 (the LRU sets
-of ``models.l1``, run concretely on the set each line maps to).
+The requests the unit sends go, in that order, through the reference L1
+(``models.reorder.reference_l1``: its own set index and LRU, not the unit's).
 """
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from warpcheck.encodings.concrete import CONCRETE as A
-from warpcheck.models.reorder import l1
+from warpcheck.models.reorder.l1 import L1Spec
+from warpcheck.models.reorder.reference_l1 import Geometry, lru_replay
 from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.models.ts import State, check_state
 
@@ -34,9 +35,12 @@ class UnitRun:
         return [r for _, r in self.sent]
 
 
-def simulate(ts: ReorderUnit, schedule: Sequence[Delivery], extra: int = 0) -> UnitRun:
-    """Run the schedule (then ``extra`` stall cycles); stop at the first delivery the rules forbid."""
-    s = ts.init(A, {})
+def simulate(ts: ReorderUnit, schedule: Sequence[Delivery], extra: int = 0,
+             params: dict | None = None) -> UnitRun:
+    """Run the schedule (then ``extra`` stall cycles); stop at the first delivery the rules forbid.
+
+    ``params`` gives a symbolic workload's stream (``Streams``); a kernel's needs none."""
+    s = ts.init(A, params or {})
     run = UnitRun(states=[s])
     for t, (w, k) in enumerate(list(schedule) + [(-1, 0)] * extra):
         i = {"a_warp": w, "a_idx": k}
@@ -57,12 +61,14 @@ def deliverable(ts: ReorderUnit, s: State) -> list[Delivery]:
     return [(w, k) for w in range(ts.work.warps) for k in range(ts.work.count(w)) if ts.deliverable(A, s, w, k)]
 
 
-def random_schedule(ts: ReorderUnit, rng: random.Random, stall: float = 0.3, limit: int = 10000) -> list[Delivery]:
+def random_schedule(ts: ReorderUnit, rng: random.Random, stall: float = 0.3, limit: int = 10000,
+                    params: dict | None = None) -> list[Delivery]:
     """A legal schedule that delivers every request (random order, random stalls), if the unit lets it."""
-    s = ts.init(A, {})
+    s = ts.init(A, params or {})
     out: list[Delivery] = []
     for _ in range(limit):
-        if all(s[f"st.{w}.{k}"] == 2 for w in range(ts.work.warps) for k in range(ts.work.count(w))):
+        if all(s[f"st.{w}.{k}"] == 2 for w in range(ts.work.warps) for k in range(ts.work.count(w))
+               if ts.work.exists(A, s, w, k)):
             return out
         options = deliverable(ts, s)
         pick = (-1, 0) if not options or rng.random() < stall else rng.choice(options)
@@ -85,23 +91,38 @@ def drain(ts: ReorderUnit, schedule: Sequence[Delivery], limit: int = 1000) -> U
     return simulate(ts, sched)
 
 
-def l1_misses(order: Sequence[Delivery], lines: Lines, spec: l1.L1Spec) -> dict[str, int]:
-    """Load and store line accesses and load misses of the requests in ``order``, through LRU sets."""
-    sets: dict[int, tuple[int, ...]] = {}
-    out = {"loads": 0, "load_misses": 0, "stores": 0}
-    for w, k in order:
-        kind, addresses = lines[w][k]
-        for line in addresses:
-            key = spec.set_of(line)
-            ways = sets.get(key, (l1.EMPTY,) * spec.ways)
-            if kind == "L":
-                sets[key], hit = l1.load(A, ways, line)
-                out["loads"] += 1
-                out["load_misses"] += 0 if hit else 1
-            else:
-                sets[key], _ = l1.store(A, ways, line, spec.stores)
-                out["stores"] += 1
-    return out
+def l1_misses(order: Sequence[Delivery], lines: Lines, spec: L1Spec) -> dict[str, int]:
+    """Load and store line accesses and load misses of the requests in ``order``: the reference LRU replay."""
+    r = lru_replay([lines[w][k] for w, k in order], Geometry(spec.size, spec.ways, spec.line_bytes, spec.stores))
+    return {"loads": r.loads, "load_misses": r.load_misses, "stores": r.stores}
+
+
+def longest_wait(run: UnitRun, order: Sequence[Delivery], bound: int) -> tuple[int, Delivery] | None:
+    """The first wait past ``bound`` cycles of the static order's next request once delivered: (cycles, request).
+
+    The wait is counted as the reference counts it: a cycle in which the request
+    due next (by ``order``) was delivered in an earlier cycle and nothing was sent."""
+    delivered: set[Delivery] = set()
+    sent_at = {t: r for t, r in run.sent}
+    done, wait = 0, 0
+    for t, d in enumerate(run.schedule):
+        due = order[done] if done < len(order) else None
+        if t in sent_at:
+            done, wait = done + 1, 0
+        elif due is not None and due in delivered:
+            wait += 1
+            if wait > bound:
+                return wait, due
+        else:
+            wait = 0
+        if d[0] != -1:
+            delivered.add((d[0], d[1]))
+    return None
+
+
+def schedule_pairs(inputs: Sequence[dict]) -> list[list[int]]:
+    """A trace's inputs as the LD/ST schedule: [warp, index] per cycle, [-1, 0] for a stall."""
+    return [[int(i["a_warp"]), int(i["a_idx"]) if int(i["a_warp"]) != -1 else 0] for i in inputs]
 
 
 def workload_of(epochs: Sequence[Sequence[int]], blocks: Sequence[int]) -> Workload:

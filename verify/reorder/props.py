@@ -9,6 +9,9 @@ argmin over its reordering configuration; the reference reads a sorted list.
 * ``misses``: once every request has gone to L1, the load-line misses equal
   ``expected_misses`` (the LRU replay of the static order, computed apart by
   the caller), so the L1 miss count is the same for every schedule.
+* ``wait``: once the static order's next request has been delivered, it goes
+  to L1 within channel - 1 cycles (none is lost); the ghost (delivered
+  requests, the wait) is the reference's, computed from the unit's inputs.
 * ``deadlock``: never does the next request of the static order need a
   barrier that a request still unsent (hence, under ``order``, sent after it)
   holds.  A violation is a deadlock: the unit waits for a request the warp can
@@ -21,14 +24,14 @@ from typing import Any, Callable, Mapping
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Trace
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.reorder.unit import SENT, ReorderUnit
+from warpcheck.models.reorder.unit import SENT, WAITING, ReorderUnit
 from warpcheck.models.reorder.order import static_order
 from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, kinduction
 from warpcheck.verify.result import Result, Status
 
 Prop = Callable[[Any, State], Any]
-CHECKS = ("order", "deadlock", "misses")
+CHECKS = ("order", "deadlock", "misses", "wait")
 
 
 class Monitored(TransitionSystem):
@@ -36,26 +39,50 @@ class Monitored(TransitionSystem):
 
     lemma_batch = 64  # hundreds of cheap prefix lemmas: batches are 2-3x faster than one by one
 
-    def __init__(self, inner: ReorderUnit, expected_misses: int | None = None) -> None:
-        self.inner, self.expected_misses = inner, expected_misses
+    def __init__(self, inner: ReorderUnit, expected_misses: int | None = None, wait: bool = False) -> None:
+        self.inner, self.expected_misses, self.wait = inner, expected_misses, wait
+        self.bound = inner.channel - 1  # the wait bound, as in verify.reorder.streams
         self.order = static_order(inner.work.epochs, inner.order)
         self.prefix_counts = _prefix_counts(self.order, inner.work.warps)
         self.name = f"{inner.name}+ref"
 
     def state_vars(self) -> list[Var]:
-        return self.inner.state_vars() + [Var("ref", "int", 0, len(self.order))]
+        ghost = [Var(f"r.d.{w}.{k}", "bool") for w, k in self.order] + [Var("r.wait", "int", 0, self.bound + 1)]
+        return self.inner.state_vars() + [Var("ref", "int", 0, len(self.order))] + (ghost if self.wait else [])
 
     def input_vars(self) -> list[Var]:
         return self.inner.input_vars()
 
     def init(self, A: Any, p: Mapping[str, Any]) -> State:
-        return {**self.inner.init(A, p), "ref": A.const(0)}
+        s = {**self.inner.init(A, p), "ref": A.const(0)}
+        if self.wait:
+            s.update({f"r.d.{w}.{k}": A.false for w, k in self.order})
+            s["r.wait"] = A.const(0)
+        return s
 
     def step(self, A: Any, s: State, i: Mapping[str, Any]) -> State:
         nxt = self.inner.step(A, s, i)
         full = A.const(len(self.order))
         nxt["ref"] = A.min(A.add(s["ref"], A.ite(nxt["o_valid"], A.const(1), A.const(0))), full)
+        if self.wait:
+            self._wait_step(A, s, i, nxt)
         return nxt
+
+    def _wait_step(self, A: Any, s: State, i: Mapping[str, Any], nxt: State) -> None:
+        """The reference's ghost: which requests the LD/ST side delivered, how long the due one has waited."""
+        bits = [s[f"r.d.{w}.{k}"] for w, k in self.order]
+        for w, k in self.order:
+            got = A.and_(A.eq(i["a_warp"], A.const(w)), A.eq(i["a_idx"], A.const(k)))
+            nxt[f"r.d.{w}.{k}"] = A.or_(s[f"r.d.{w}.{k}"], got)
+        due = A.and_(A.lt(s["ref"], A.const(len(self.order))), A.select(bits + [A.false], s["ref"]))
+        grown = A.min(A.add(s["r.wait"], A.const(1)), A.const(self.bound + 1))
+        nxt["r.wait"] = A.ite(A.and_(due, A.not_(nxt["o_valid"])), grown, A.const(0))
+
+    def wait_prop(self, A: Any, s: State) -> Any:
+        """Once delivered, the static order's next request goes to L1 within channel - 1 cycles (none lost)."""
+        if not self.wait:
+            raise ConfigError("the wait check needs Monitored(..., wait=True)")
+        return A.le(s["r.wait"], A.const(self.bound))
 
     def assume(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:
         return self.inner.assume(A, s, i)
@@ -69,8 +96,11 @@ class Monitored(TransitionSystem):
 
     def order_prop(self, A: Any, s: State) -> Any:
         """What went to L1 this cycle is the static order's next request."""
-        w, k = self.reference(A, A.sub(s["ref"], A.const(1)))
-        return A.implies(s["o_valid"], A.and_(A.lt(A.const(0), s["ref"]), A.eq(s["o_warp"], w), A.eq(s["o_idx"], k)))
+        at = A.sub(s["ref"], A.const(1))
+        w, k = self.reference(A, at)
+        epochs = [A.const(self.inner.work.epochs[q][j]) for q, j in self.order] or [A.const(-1)]
+        return A.implies(s["o_valid"], A.and_(A.lt(A.const(0), s["ref"]), A.eq(s["o_warp"], w), A.eq(s["o_idx"], k),
+                                              A.eq(s["o_seq"], at), A.eq(s["o_epoch"], A.select(epochs, at))))
 
     def deadlock_free(self, A: Any, s: State) -> Any:
         """The static order's next request does not wait for a barrier held by an unsent request."""
@@ -98,6 +128,10 @@ class Monitored(TransitionSystem):
         for w, prefix in enumerate(self.prefix_counts):
             out[f"config_is_prefix.{w}"] = A.eq(s[f"sent.{w}"], A.select([A.const(c) for c in prefix], s["ref"]))
         out["output_counted"] = A.implies(s["o_valid"], A.lt(A.const(0), s["ref"]))
+        out["seq_is_ref"] = A.eq(s["seq"], s["ref"])
+        if self.wait:
+            out.update({f"delivered_is_status.{w}.{k}": A.eq(s[f"r.d.{w}.{k}"], A.ne(s[f"st.{w}.{k}"], A.const(WAITING)))
+                        for w, k in self.order})
         if self.inner.l1 is not None:
             out.update(self._l1_lemmas(A, s))
         return out
@@ -113,7 +147,8 @@ class Monitored(TransitionSystem):
         """The predicate of a named check."""
         if check not in CHECKS:
             raise ConfigError(f"unknown check {check!r}; known checks: {', '.join(CHECKS)}")
-        return {"order": self.order_prop, "deadlock": self.deadlock_free, "misses": self.misses_prop}[check]
+        return {"order": self.order_prop, "deadlock": self.deadlock_free, "misses": self.misses_prop,
+                "wait": self.wait_prop}[check]
 
 
 def _prefix_counts(order: list[tuple[int, int]], warps: int) -> list[list[int]]:

@@ -1,0 +1,111 @@
+"""Symbolic per-warp request streams: what the unit sees of *any* kernel, up to a bound.
+
+The reordering unit's claim is about the unit, not about one kernel: for any
+per-warp streams of requests the L1 sees the static order.  A :class:`Streams`
+is the workload of that claim.  Each warp ``w`` sends ``len.w`` requests
+(0 .. ``length``); before its k-th request it may pass a ``bar.sync``
+(``bar.w.k``: the request's barrier epoch is the number of barriers up to it);
+the request touches one line, ``ln.w.k`` (a line number 0 .. ``lines`` - 1,
+address ``ln * line_bytes``), as a load (``ld.w.k``) or a store.  All of these
+are free parameters of the initial state and never change, so one proof covers
+every stream within the bound.
+
+The stream variables are the vocabulary shared by the unit and its reference:
+they describe the input, not what the unit does with it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from warpcheck.models.errors import ConfigError
+from warpcheck.models.ts import State, Var
+
+MAX_STREAM_WARPS, MAX_STREAM_LENGTH, MAX_STREAM_LINES = 6, 8, 16
+
+
+@dataclass(frozen=True)
+class Streams:
+    """Bounds of the symbolic streams: warps (with their blocks), requests per warp, line numbers."""
+
+    blocks: tuple[int, ...]
+    length: int
+    lines: int = 4
+    line_bytes: int = 128
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.blocks) <= MAX_STREAM_WARPS:
+            raise ConfigError(f"streams of {len(self.blocks)} warps; give 1 to {MAX_STREAM_WARPS} warps")
+        if not 1 <= self.length <= MAX_STREAM_LENGTH:
+            raise ConfigError(f"stream length {self.length}; give 1 to {MAX_STREAM_LENGTH} requests per warp")
+        if not 1 <= self.lines <= MAX_STREAM_LINES:
+            raise ConfigError(f"{self.lines} line numbers; give 1 to {MAX_STREAM_LINES}")
+        if list(self.blocks) != sorted(self.blocks):
+            raise ConfigError(f"blocks {list(self.blocks)}: warps are numbered block by block; give them ascending")
+
+    symbolic = True
+
+    @property
+    def warps(self) -> int:
+        return len(self.blocks)
+
+    def count(self, w: int) -> int:
+        """The most requests warp ``w`` may send (the bound; ``len.w`` is the stream's own)."""
+        return self.length
+
+    @property
+    def longest(self) -> int:
+        return self.length
+
+    @property
+    def max_epoch(self) -> int:
+        return self.length
+
+    @property
+    def total(self) -> int:
+        return self.warps * self.length
+
+    def peers(self, w: int) -> list[int]:
+        return [q for q in range(self.warps) if self.blocks[q] == self.blocks[w]]
+
+    def universe(self) -> list[int]:
+        """Every line address a request may touch, by line number."""
+        return [n * self.line_bytes for n in range(self.lines)]
+
+    def vars(self) -> list[Var]:
+        """The stream: lengths, barriers, lines and kinds (free in the initial state, then constant)."""
+        W, n = self.warps, self.length
+        out = [Var(f"len.{w}", "int", 0, n) for w in range(W)]
+        for w in range(W):
+            out += [Var(f"bar.{w}.{k}", "bool") for k in range(n)]
+            out += [Var(f"ln.{w}.{k}", "int", 0, self.lines - 1) for k in range(n)]
+            out += [Var(f"ld.{w}.{k}", "bool") for k in range(n)]
+        return out
+
+    # -- the stream read from a state (the unit's view) ------------------------------
+    def size(self, A: Any, s: State, w: int) -> Any:
+        return s[f"len.{w}"]
+
+    def exists(self, A: Any, s: State, w: int, k: int) -> Any:
+        return A.lt(A.const(k), s[f"len.{w}"])
+
+    def epoch(self, A: Any, s: State, w: int, k: int) -> Any:
+        return A.count([s[f"bar.{w}.{j}"] for j in range(k + 1)])
+
+    def line(self, A: Any, s: State, w: int, k: int) -> Any:
+        return s[f"ln.{w}.{k}"]
+
+    def is_load(self, A: Any, s: State, w: int, k: int) -> Any:
+        return s[f"ld.{w}.{k}"]
+
+    def concrete(self, params: dict[str, Any]) -> dict[str, Any]:
+        """One stream as plain lists: per warp, its requests' (epoch, kind, line address)."""
+        out = []
+        for w in range(self.warps):
+            reqs, epoch = [], 0
+            for k in range(int(params[f"len.{w}"])):
+                epoch += bool(params[f"bar.{w}.{k}"])
+                reqs.append((epoch, "L" if params[f"ld.{w}.{k}"] else "S",
+                             int(params[f"ln.{w}.{k}"]) * self.line_bytes))
+            out.append(reqs)
+        return {"blocks": list(self.blocks), "warps": out}
