@@ -78,14 +78,22 @@ def smt(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress,
 
 def ilp(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress) -> Outcome:
     """The paper's Fig. 3 ILP on HiGHS."""
-    from warpcheck.encodings.makespan.ilp import MakespanIlp
+    from warpcheck.cli.contract_guard import worker_pool
 
-    r = MakespanIlp(kernel, warps).solve(timeout)
+    with worker_pool(1) as pool:  # HiGHS does not always heed a cancel: a worker can be killed at once
+        r = pool.submit(_solve_ilp, kernel, warps, timeout).result()
     if r.issue is None:
         return Outcome(None, False, None, 0.0, "HiGHS found no schedule in time")
     sched = Schedule(kernel, tuple(tuple(row) for row in r.issue))
     note = "optimal" if r.optimal else f"not optimal (HiGHS bound {r.bound})"
     return Outcome(r.makespan, r.optimal, sched, 0.0, note)
+
+
+def _solve_ilp(kernel: MkKernel, warps: int, timeout: float | None) -> Any:
+    """Build and solve the ILP (in a worker process: its result is plain data)."""
+    from warpcheck.encodings.makespan.ilp import MakespanIlp
+
+    return MakespanIlp(kernel, warps).solve(timeout)
 
 
 def _outcome(name: str, r: Any, note: str) -> Outcome:
