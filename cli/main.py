@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import math
 import os
 import signal
 import sys
@@ -16,6 +15,7 @@ import time
 from typing import Any, NoReturn
 
 from warpcheck.cli import contract_guard as guard
+from warpcheck.cli.options import positive_seconds
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.file_schemas import MAX_LOOP_BOUND, MAX_REPLAY_CYCLES
 from warpcheck.models.files import check_writable
@@ -104,18 +104,8 @@ def _give_timeout(verb: str, p: argparse.ArgumentParser) -> None:
     if nested or any("--timeout" in a.option_strings for a in p._actions):
         return
     default = DEFAULT_BUDGET.get(verb, DEFAULT_BUDGET_OTHERS)
-    p.add_argument("--timeout", type=_seconds, default=default, metavar="S",
+    p.add_argument("--timeout", type=positive_seconds, default=default, metavar="S",
                    help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {default:g})")
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive, finite number of seconds")
-    return value
 
 
 def _with_exit_codes(parser: argparse.ArgumentParser) -> None:

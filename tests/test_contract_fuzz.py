@@ -514,3 +514,17 @@ def test_analyze_of_a_huge_grid_ends_at_its_timeout(tmp_path):
     r = _cli(["analyze", str(EXAMPLES / "reorder" / "paper_example.ptx"), "--grid", "4096", "--block", "1024",
               "--param", "in=0", "--timeout", "1"], tmp_path)
     assert r.returncode == 4 and "TIMEOUT" in r.stderr, (r.returncode, r.stderr[-300:])
+
+
+@pytest.mark.parametrize("args", [
+    ["reorder", "prove", "--streams", "3", "--depth", "-5"],
+    ["reorder", "prove", "--streams", "3", "--timeout", "0"],
+    ["qaws", "inversion", "--policy", ","],
+    ["qaws", "switches", "--warps", "600,600"],
+    ["reorder", "simulate", "k.ptx", "--seeds", "1000000"],
+    ["reorder", "simulate", "k.ptx", "--channel", "1000000000"],
+])
+def test_a_count_that_checks_nothing_or_has_no_bound_is_bad_input(args, tmp_path):
+    (tmp_path / "k.ptx").write_text((EXAMPLES / "reorder" / "paper_example.ptx").read_text())
+    r = _cli(args, tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (r.returncode, r.stderr[-300:])

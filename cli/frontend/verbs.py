@@ -4,8 +4,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable
+from typing import Any
 
+from warpcheck.cli.options import at_least, positive_seconds
 from warpcheck.cli.frontend.demo import run_demo
 from warpcheck.cli.frontend.run import ProveJob, prove_job, replay_witness
 from warpcheck.models.frontend.config import DESIGNS, SMConfig, config_from_mapping, load_config
@@ -73,30 +74,6 @@ def _prove(a: argparse.Namespace) -> int:
 def _show(outcome: Any, as_json: bool) -> None:
     """Print an outcome as one JSON object or as its text report."""
     print(json.dumps(outcome.to_json()) if as_json else outcome.report())
-
-
-def at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= low, with a one-line error otherwise."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{value} is not allowed; it must be >= {low}")
-        return value
-    return parse
-
-
-def positive_seconds(text: str) -> float:
-    """An argparse type: a number of seconds > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{value:g} is not allowed; a timeout must be > 0 seconds")
-    return value
 
 
 def _progress(msg: str) -> None:

@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from warpcheck.cli.frontend.verbs import positive_seconds
+from warpcheck.cli.options import positive_seconds
 from warpcheck.models.kernels.abstract_stack import describe
 from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, CostModel
 from warpcheck.models.errors import ConfigError, InputFileError

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any, Sequence
 
-from warpcheck.cli.frontend.verbs import at_least, positive_seconds
+from warpcheck.cli.options import at_least, positive_seconds
 from warpcheck.cli.qaws.kernels_sim import _assignments
 from warpcheck.models.frontend.config import DEFAULT_LATENCY, SMConfig
 from warpcheck.models.errors import ConfigError
@@ -75,6 +75,8 @@ def _latencies(items: Sequence[str]) -> dict[str, int]:
 
 def _policies(text: str) -> list[str]:
     names = [x.strip() for x in text.split(",") if x.strip()]
+    if not names:
+        raise ConfigError(f"--policy {text!r} names no policy; give one or more of {', '.join(POLICY_OF)}")
     for n in names:
         if n not in POLICY_OF:
             raise ConfigError(f"--policy {n!r} is not one of {', '.join(POLICY_OF)}")
@@ -198,11 +200,17 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+MAX_KERNEL_WARPS = 16  # warps per kernel: the searches unroll every warp's stalls; 16 + 16 already takes hours
+
+
 def _pair(text: str) -> tuple[int, ...]:
     try:
-        return tuple(int(x) for x in text.split(","))
+        pair = tuple(int(x) for x in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not two comma-separated integers") from None
+    if len(pair) != 2 or not all(1 <= n <= MAX_KERNEL_WARPS for n in pair):
+        raise argparse.ArgumentTypeError(f"{text!r} is not two warp counts N1,N2, each from 1 to {MAX_KERNEL_WARPS}")
+    return pair
 
 
 def register(sub: Any) -> None:

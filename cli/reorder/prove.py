@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from warpcheck.cli.reorder.streams import STREAM_CACHE, add_stream_options, prove_streams_verb
+from warpcheck.cli.options import at_most, positive_seconds
 from warpcheck.cli.reorder.verbs import add_kernel_options, run_analysis
 from warpcheck.verify.reorder.streams import STREAM_CHECKS
 from warpcheck.models.errors import ConfigError
@@ -273,17 +274,17 @@ def register(sub) -> None:
                         "once delivered, goes to L1 within channel - 1 cycles.  With --streams: stream (default: "
                         "order, wait and misses together), order, wait (the next request waits at most channel - 1 "
                         "cycles once delivered), misses")
-    q.add_argument("--channel", type=int, default=2, metavar="C",
+    q.add_argument("--channel", type=at_most(64), default=2, metavar="C",
                    help="channel depth: requests a warp may have between its oldest unsent one and its newest "
                         "(default 2)")
     q.add_argument("--cache", metavar="SIZE:WAYS",
                    help=f"the L1 for miss counts (default 16K:4 on a kernel, {STREAM_CACHE} with --streams)")
-    q.add_argument("--max-k", type=int, default=4, metavar="K", help="largest induction depth (default 4)")
-    q.add_argument("--depth", type=int, metavar="N",
+    q.add_argument("--max-k", type=at_most(64), default=4, metavar="K", help="largest induction depth (default 4)")
+    q.add_argument("--depth", type=at_most(10_000), metavar="N",
                    help="BMC depth without the unit (default: requests + 2); with --streams, the BMC depth after an "
                         "inconclusive induction (default: every request of the bound + channel + 2)")
-    q.add_argument("--timeout", type=float, default=300, metavar="S", help="wall-clock budget (default 300 s)")
-    q.add_argument("--samples", type=int, default=50, metavar="N",
+    q.add_argument("--timeout", type=positive_seconds, default=300, metavar="S", help="wall-clock budget (default 300 s)")
+    q.add_argument("--samples", type=at_most(100_000), default=50, metavar="N",
                    help="random schedules simulated for the miss counts (default 50)")
     q.add_argument("--witness", metavar="PATH",
                    help="where a FAIL's schedules go (default warpcheck-out/reorder-KERNEL-CHECK.json)")

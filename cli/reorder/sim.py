@@ -12,6 +12,7 @@ import argparse
 import json
 from typing import Any
 
+from warpcheck.cli.options import at_most
 from warpcheck.cli.reorder.verbs import add_kernel_options, run_analysis
 from warpcheck.models.kernels.cfg import CostModel
 from warpcheck.models.errors import ConfigError
@@ -112,9 +113,9 @@ def add_action(acts: Any) -> None:
     q.add_argument("--miss", type=int, default=200, metavar="N", help="L1 miss latency (default 200)")
     q.add_argument("--jitter", type=int, default=0, metavar="N",
                    help="a miss takes 0..N cycles more, drawn per seed (default 0)")
-    q.add_argument("--seeds", type=int, default=1, metavar="N", help="runs per configuration (default 1)")
+    q.add_argument("--seeds", type=at_most(10_000), default=1, metavar="N", help="runs per configuration (default 1)")
     q.add_argument("--design", choices=DESIGNS, default="baseline",
                    help="the SM front end: baseline (fetch and issue by the policy) or swas (default baseline)")
-    q.add_argument("--channel", type=int, default=2, metavar="C",
+    q.add_argument("--channel", type=at_most(64), default=2, metavar="C",
                    help="channel depth (default 2, as in reorder prove: the depth the proofs cover)")
     q.set_defaults(func=_simulate)
