@@ -58,6 +58,8 @@ def test_an_unknown_policy_is_one_line_naming_the_known_ones(capsys):
     ({"config": {"ibuffer": 5, "t_fetch": 2}}, "-tf2-ib5-oracle"),
     ({"config": {"miss_latency": 20}}, "-miss20-oracle"),
     ({}, "-W4-oracle"),
+    ({"config": {"kernel_of_warp": (0, 0, 1, 1), "budgets": (1, 4), "launches": (0, 2)}},
+     "-k0011-b1.4-launch0.2-oracle"),
 ])
 def test_runs_that_can_end_differently_get_different_witness_names(options, suffix):
     from warpcheck.cli.frontend.run import ProveJob, run_name

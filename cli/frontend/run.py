@@ -72,6 +72,8 @@ def run_name(job: ProveJob) -> str:
         parts.append("lat-" + "-".join(f"{k}{c.latency[k]}" for k in changed) if changed else "unpipelined")
     if c.kernel_of_warp:
         parts.append("k" + "".join(map(str, c.kernel_of_warp)) + "-b" + ".".join(map(str, c.budgets)))
+    if any(c.launches):
+        parts.append("launch" + ".".join(map(str, c.launches)))
     if job.prologue:
         parts.append(f"prologue{job.prologue}")
     return "-".join([base, *parts, job.prop])
