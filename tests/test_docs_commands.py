@@ -132,12 +132,40 @@ def test_the_extraction_sees_the_pages_commands():
     assert sum(len(b.commands) for b in ALL) >= 30 and any(not b.slow for b in ALL)
 
 
+# Words that tell the project's history or how the team works, not what the software does now.
+# Phrases, not single words: "before the first issue" or "the old value" are technical.
+HISTORY = re.compile(
+    r"\b(?:previous|this|next|last) round\b|new this round|(?:this|latest|later|last) stop\b|re-measured|"
+    r"used to (?:take|be|keep|read|end|give)\b|at the last measurement|earlier (?:days|versions?)|"
+    r"was measured before|before the change|what changed|as before\b|no longer part|last session|"
+    r"\bhelpers?\b|\bissue \d+|\bissues \d+ and \d+|we tried|previous best|before / after|the old (?:checker|parser|derivation)",
+    re.I)
+
+
 def test_readme_is_a_users_page():
     text = (ROOT / "README.md").read_text()
     assert len(text.splitlines()) <= 250
     history = re.findall(r"previous round|this round|(?:this|latest|later|last) stop|re-measured|used to take|"
                          r"at the last measurement|earlier (?:days|versions?)", text, re.I)
     assert not history, history
+
+
+@pytest.mark.parametrize("page", PAGES[1:], ids=lambda p: p.name)
+def test_docs_describe_the_software_as_it_is(page):
+    """docs/*.md say what the kit does now: no story of rounds, stops, issues or earlier versions."""
+    found = [f"{page.name}:{page.read_text()[:m.start()].count(chr(10)) + 1}: {m.group(0)!r}"
+             for m in HISTORY.finditer(page.read_text())]
+    assert not found, found
+
+
+def test_the_history_words_are_phrases_not_technical_words():
+    flagged = ["the previous round of work", "New this round:", "at this stop", "issue 21", "(issues 10 and 26)", "as before,",
+               "it used to take 5 s", "an earlier version", "the helpers", "We tried it"]
+    technical = ["-1 before the first issue", "returns the old value", "the issue policy",
+                 "round robin", "the dynamic round", "one learning round", "the previous cycle",
+                 "issues 3 from phase 0", "before any issue", "issue slots"]
+    assert all(HISTORY.search(s) for s in flagged), [s for s in flagged if not HISTORY.search(s)]
+    assert not any(HISTORY.search(s) for s in technical), [s for s in technical if HISTORY.search(s)]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
