@@ -75,6 +75,28 @@ class WitnessFile(_Strict):
     streams: list[list[InstrRecord]]
 
 
+class ReorderWitnessFile(_Strict):
+    """A per-kernel witness of ``warpcheck reorder prove``: the kernel's launch, the unit's options, the schedules."""
+
+    format: Literal["warpcheck-reorder-witness"]
+    version: Literal[1]
+    kernel: str = Field(min_length=1)
+    entry: str | None = None
+    grid: str = Field(min_length=1, max_length=100)
+    block: str = Field(min_length=1, max_length=100)
+    params: list[str]
+    line_bytes: int = Field(ge=1, le=1 << 20)
+    cache: str = Field(min_length=1, max_length=100)
+    stores: str
+    channel: int = Field(ge=1, le=64)
+    order: str
+    unit: bool
+    check: str
+    # one delivery (warp, request index) per cycle; -1 for none
+    schedules: list[Annotated[list[Annotated[list[int], Field(min_length=2, max_length=2)]],
+                              Field(max_length=MAX_REPLAY_CYCLES)]] = Field(max_length=100)
+
+
 class JobTask(_Strict):
     """A ``[[task]]`` (or the ``[defaults]``) of a job file: run keys, then any SM configuration key."""
 

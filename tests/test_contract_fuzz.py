@@ -528,3 +528,20 @@ def test_a_count_that_checks_nothing_or_has_no_bound_is_bad_input(args, tmp_path
     (tmp_path / "k.ptx").write_text((EXAMPLES / "reorder" / "paper_example.ptx").read_text())
     r = _cli(args, tmp_path)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (r.returncode, r.stderr[-300:])
+
+
+@pytest.mark.parametrize("field,value", [
+    ("grid", 5), ("cache", 7), ("kernel", 3), ("line_bytes", "x"), ("channel", "2"), ("check", "bogus"),
+    ("schedules", [[1e9]]), ("schedules", [[[10**9, 0]]]), ("schedules", [[[-7, 0]]]), ("schedules", [[[0.5, 0]]]),
+    ("schedules", "x"), ("unit", "yes"),
+])
+def test_every_field_of_a_reorder_witness_is_checked(field, value, tmp_path):
+    kernel = EXAMPLES / "reorder" / "paper_example.ptx"
+    r = _cli(["reorder", "prove", str(kernel), "--grid", "1,2,1", "--block", "16,4,1", "--param", "in=0", "--no-unit",
+              "--witness", "w.json"], tmp_path)
+    assert r.returncode == 1, r.stderr[-300:]
+    w = json.loads((tmp_path / "w.json").read_text())
+    (tmp_path / "bad.json").write_text(json.dumps({**w, field: value}))
+    r = _cli(["reorder", "replay", "bad.json"], tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, \
+        (r.returncode, r.stderr[-300:])

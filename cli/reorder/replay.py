@@ -12,10 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from warpcheck.models.errors import InputFileError
+from warpcheck.models.file_schemas import ReorderWitnessFile, validated
+from warpcheck.models.files import load_json
 from warpcheck.models.reorder.l1 import parse_cache
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.models.reorder.order import static_order
 from warpcheck.sim.reorder.run import drain, l1_misses, longest_wait, simulate
+from warpcheck.verify.reorder.props import CHECKS
 from warpcheck.sim.reorder.stream_replay import FIELDS as STREAM_FIELDS, STREAM_FORMAT, replay_stream
 
 FIELDS = ("kernel", "grid", "block", "params", "line_bytes", "cache", "stores", "channel", "order", "unit", "check",
@@ -24,10 +27,7 @@ FIELDS = ("kernel", "grid", "block", "params", "line_bytes", "cache", "stores", 
 
 def load_witness(path: str) -> dict[str, Any]:
     """A reorder witness, checked for its format and fields."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
-        raise InputFileError(f"cannot read witness {path!r} ({e}); give a file written by 'warpcheck reorder prove'")
+    data = load_json(path, "reorder witness")
     if isinstance(data, dict) and data.get("format") == STREAM_FORMAT and data.get("version") == 1:
         fields = STREAM_FIELDS
     elif isinstance(data, dict) and data.get("format") == "warpcheck-reorder-witness" and data.get("version") == 1:
@@ -38,7 +38,21 @@ def load_witness(path: str) -> dict[str, Any]:
     missing = [f for f in fields if f not in data]
     if missing:
         raise InputFileError(f"witness {path!r} lacks {', '.join(missing)}; write it again with reorder prove")
+    if fields is FIELDS:
+        validated(ReorderWitnessFile, data, f"witness {path!r}")
+        if data["check"] not in CHECKS:
+            raise InputFileError(f"witness {path!r}: check = {data['check']!r}; allowed: {', '.join(CHECKS)}")
     return data
+
+
+def _check_deliveries(path: str, schedules: list, warps: int, requests: int) -> None:
+    """Every delivery names a warp of the kernel (or -1: none) and one of its requests."""
+    for n, schedule in enumerate(schedules):
+        for t, (warp, index) in enumerate(schedule):
+            if not (-1 <= warp < warps and -1 <= index < max(requests, 1)):
+                raise InputFileError(f"witness {path!r}: schedule {n + 1}, cycle {t} delivers ({warp}, {index}); "
+                                     f"a delivery is (warp 0..{warps - 1}, request 0..{max(requests, 1) - 1}), "
+                                     "or -1 for none")
 
 
 def _args(w: dict) -> argparse.Namespace:
@@ -79,6 +93,7 @@ def _replay(a: argparse.Namespace) -> int:
         return _replay_stream(a, w)
     an = run_analysis(_args(w))
     work, lines = workload(an, w["kernel"])
+    _check_deliveries(a.witness, w["schedules"], work.warps, max((len(e) for e in work.epochs), default=0))
     spec = parse_cache(w["cache"], w["line_bytes"], w["stores"])
     order = static_order(work.epochs, w["order"])
     out: dict[str, Any] = {"kernel": an.kernel.name, "check": w["check"], "static_order": request_names(an, order),
