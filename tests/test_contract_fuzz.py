@@ -545,3 +545,14 @@ def test_every_field_of_a_reorder_witness_is_checked(field, value, tmp_path):
     r = _cli(["reorder", "replay", "bad.json"], tmp_path)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, \
         (r.returncode, r.stderr[-300:])
+
+
+@pytest.mark.parametrize("name,text,says", [
+    ("dup.ptx", ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\nL1:\n ret;\nL1:\n ret;\n}\n",
+     "defined twice"),
+    ("empty.sass", "", "no instruction"),
+])
+def test_a_kernel_the_readers_cannot_take_whole_is_refused(name, text, says, tmp_path):
+    (tmp_path / name).write_text(text)
+    r = _cli(["cfg", name], tmp_path)
+    assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr[-300:]

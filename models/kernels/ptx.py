@@ -162,6 +162,9 @@ class _Parser:
             symbols.update(_symbol(line))
             m = _LABEL.match(line)
             while m and not line.startswith("@"):
+                if m.group("label") in labels:
+                    raise self.error(lineno, 1, m.group("label"), f"label {m.group('label')!r} is defined twice in "
+                                     f"{name!r}; a branch to it would be ambiguous: rename one")
                 labels[m.group("label")] = len(instructions)
                 line = m.group("rest")
                 m = _LABEL.match(line)

@@ -67,7 +67,9 @@ def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
         rest = m.group("rest").strip()
         if rest:
             instructions.append(_instruction(rest, raw, filename, lineno))
-    if not instructions or any(pc == len(instructions) for pc in labels.values()) \
+    if not instructions:
+        raise InputFileError(f"{filename}: no instruction in this SASS listing; give at least one (e.g. EXIT ;)")
+    if any(pc == len(instructions) for pc in labels.values()) \
             or instructions[-1].base not in ("exit", "ret", "bra", "sync") or instructions[-1].guard is not None:
         instructions.append(Instruction("EXIT", cls="exit", text="EXIT ; // implicit"))
     for ins in instructions:
