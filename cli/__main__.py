@@ -1,5 +1,5 @@
 import sys
 
-from warpcheck.cli.main import main
+from warpcheck.cli.entry import main
 
 sys.exit(main())
