@@ -73,6 +73,7 @@ def ptx_style(stmts, lines: list[str], fresh: list[int]) -> None:
             lines.append(f"{join}:")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(loop_free(), s.integers(1, 4))
 def test_ptx_reconvergence_matches_exhaustive_exploration(stmts, width):

@@ -76,6 +76,7 @@ def _unsound(cases, **search):
     return out
 
 
+@pytest.mark.slow
 def test_bound_is_sound_and_exact_claims_hold_with_guesses_from_tiny_w(monkeypatch):
     _small_guesses(monkeypatch)
     assert _unsound(_random_cases(1, 25)) == []

@@ -152,6 +152,7 @@ def test_deficit_table_of_llcll_bounds_every_w():
     assert init[-1] == 1  # D_L <= 1: the table proves makespan <= 4W + 1 for every W >= 1
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(text=st.text(alphabet="LC", min_size=1, max_size=5), sig=st.sampled_from(["1", "2", "1/2"]),
        other=st.sampled_from(["1", "1/2"]), warps=st.integers(1, 6))

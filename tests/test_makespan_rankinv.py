@@ -116,6 +116,7 @@ def _random_cases(seed, count):
             yield text, sig, rng.randint(4, 9)
 
 
+@pytest.mark.slow
 def test_bounds_with_invariants_from_tiny_w_are_sound_on_random_kernels(monkeypatch):
     """Against the exhaustive worst case: never below it, and every exact claim's certificate holds."""
     _tiny_guesses(monkeypatch)
