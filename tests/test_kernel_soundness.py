@@ -53,7 +53,7 @@ runs = s.tuples(s.sampled_from(ALL), s.lists(s.integers(0, 6), min_size=8, max_s
                 s.integers(0, 3), s.sampled_from([32, 64, 128, 256]), s.integers(0, 6), s.integers(1, 32))
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(runs)
 def test_concrete_runs_are_paths_of_the_warp_cfg_within_the_ipet_bound(case):
     path, params, seed, ctaid, ntid, int_max, threads = case

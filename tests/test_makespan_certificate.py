@@ -106,6 +106,7 @@ def test_enumeration_certificate_holds_and_any_lowered_potential_is_refused(text
         check(c)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(text=st.text(alphabet="LC", min_size=1, max_size=5), sig=st.sampled_from(["1", "2", "1/2"]),
        warps=st.integers(1, 6))

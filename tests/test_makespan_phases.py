@@ -69,6 +69,7 @@ def _reached(k, warps):
     return seen
 
 
+@pytest.mark.slow
 def test_bound_never_below_enumeration_and_exact_claims_hold():
     """On seeded random kernels (sigmas 1/3 .. 3) at W = 1 .. 6: bound >= worst case; exact means equal."""
     assert exact_and_sound(phase_search, "blocks", seed=12, kernels=60) >= 20

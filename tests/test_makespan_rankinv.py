@@ -51,6 +51,7 @@ def test_invariants_make_ranking_exact_and_the_certificate_holds(llclll):
     assert res.makespan == 102 and res.formula == "makespan <= floor(5 W + 2)"
 
 
+@pytest.mark.slow
 def test_the_cli_writes_the_certificate_with_its_invariants_and_checks_it(tmp_path, capsys):
     path = tmp_path / "c.json"
     argv = ["makespan", "LLCLLL", "--warps", "20", "--sigma", "L=1", "--sigma", "C=1/2", "--method", "ranking"]
