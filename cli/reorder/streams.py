@@ -18,12 +18,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from warpcheck.cli.options import at_most
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.files import atomic_write_text
 from warpcheck.models.reorder.l1 import parse_cache
 from warpcheck.models.reorder.mutants import MUTANTS
-from warpcheck.models.reorder.streams import Streams
+from warpcheck.models.reorder.streams import MAX_STREAM_LENGTH, MAX_STREAM_LINES, MAX_STREAM_WARPS, Streams
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.sim.reorder.run import schedule_pairs
 from warpcheck.sim.reorder.stream_replay import STREAM_FORMAT, replay_stream
@@ -46,8 +47,6 @@ def parse_blocks(text: str | None, warps: int) -> tuple[int, ...]:
 
 def build(a: argparse.Namespace) -> StreamMonitor:
     """The monitored unit (or mutant) over the options' stream bounds."""
-    if a.channel < 1:
-        raise ConfigError(f"--channel is {a.channel!r}; a channel holds at least one request")
     work = Streams(parse_blocks(a.blocks, a.warps), a.streams, a.lines, a.line_bytes)
     spec = parse_cache(a.cache or STREAM_CACHE, a.line_bytes, a.stores)
     if a.mutant is not None and a.mutant not in MUTANTS:
@@ -119,7 +118,6 @@ def witness(a: argparse.Namespace, m: StreamMonitor, trace: Any, part: str) -> d
 
 def write_witness(a: argparse.Namespace, data: dict[str, Any]) -> str:
     path = Path(a.witness or f"warpcheck-out/reorder-streams-{a.mutant or 'unit'}-{data['check']}.json")
-    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(data, indent=1) + "\n", "witness")
     return str(path)
 
@@ -154,11 +152,14 @@ def prove_streams_verb(a: argparse.Namespace) -> int:
 
 def add_stream_options(q: argparse.ArgumentParser) -> None:
     g = q.add_argument_group("the unit as a design, without a kernel (--streams)")
-    g.add_argument("--streams", type=int, metavar="N",
-                   help="prove the unit for every stream of 0..N requests per warp (1..6) instead of a kernel")
-    g.add_argument("--warps", type=int, default=2, metavar="W", help="warps of the streams (1..4, default 2)")
+    g.add_argument("--streams", type=at_most(MAX_STREAM_LENGTH), metavar="N",
+                   help=f"prove the unit for every stream of 0..N requests per warp (1..{MAX_STREAM_LENGTH}) "
+                        "instead of a kernel")
+    g.add_argument("--warps", type=at_most(MAX_STREAM_WARPS), default=2, metavar="W",
+                   help=f"warps of the streams (1..{MAX_STREAM_WARPS}, default 2)")
     g.add_argument("--blocks", metavar="B,B,..", help="each warp's block, ascending (default: all in block 0)")
-    g.add_argument("--lines", type=int, default=6, metavar="L",
-                   help="line numbers a request may touch, 0..L-1 (default 6: three per set of the default L1)")
+    g.add_argument("--lines", type=at_most(MAX_STREAM_LINES), default=6, metavar="L",
+                   help=f"line numbers a request may touch, 0..L-1 (at most {MAX_STREAM_LINES}; default 6: three "
+                        "per set of the default L1)")
     g.add_argument("--mutant", metavar="NAME", help="prove a deliberately broken copy of the unit "
                    "(the mutation suite; see benchmarks/mutants.py --domain reorder)")
