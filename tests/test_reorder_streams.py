@@ -114,7 +114,7 @@ def test_prove_streams_on_the_command_line(capsys):
 
 
 @pytest.mark.parametrize("argv,why", [
-    (["--streams", "0"], "stream length 0"),
+    (["--streams", "0"], "--streams: 0 is not allowed"),
     (["--streams", "2", "--grid", "1"], "drop --grid"),
     (["--streams", "2", "--check", "deadlock"], "is for a kernel"),
     (["--streams", "2", "--mutant", "nope"], "--mutant 'nope' is unknown"),
