@@ -168,6 +168,10 @@ def crash_report(verb: str, argv: list[str] | None) -> str:
 def _own_group() -> None:
     os.setpgid(0, 0)  # Ctrl-C at the terminal reaches the parent only; it stops the workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the parent's guard handlers come along with the fork: a worker the pool ends with SIGTERM must
+    # just end (not raise KeyboardInterrupt and print a traceback), and the parent's alarm is not its own
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
     with contextlib.suppress(OSError, AttributeError):  # Linux: die with the parent, whatever killed it
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 

@@ -135,3 +135,25 @@ def test_ctrl_c_stops_a_highs_ilp_long_before_its_budget(tmp_path):
     finally:
         p.kill()
     assert p.returncode == 130 and "interrupted" in err.strip().splitlines()[-1], (p.returncode, err[-500:])
+
+
+def test_a_portfolio_child_ends_quietly_when_terminated_under_the_guard(monkeypatch):
+    """The loser of the engine portfolio is terminate()d: with the guard's SIGTERM handler inherited through
+    the fork it raised KeyboardInterrupt while exiting and printed a traceback into the demo's output."""
+    import multiprocessing
+
+    from warpcheck.cli import contract_guard as guard
+    from warpcheck.verify import engines
+
+    monkeypatch.setitem(engines.ENGINES, "sleepy", lambda *a, **k: time.sleep(60))
+    old = signal.signal(signal.SIGTERM, guard._on_signal)  # as under guarded()
+    try:
+        ctx = multiprocessing.get_context("fork")
+        p = ctx.Process(target=engines._portfolio_child, args=(ctx.Queue(), "sleepy", None, None, 1, None, None))
+        p.start()
+        time.sleep(0.5)
+        p.terminate()
+        p.join(30)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert p.exitcode == -signal.SIGTERM, p.exitcode  # killed by the signal, not ended by an exception

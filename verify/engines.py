@@ -6,6 +6,7 @@ None of them knows what a warp is.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import queue
 import time
 from typing import Any, Callable
@@ -268,6 +269,7 @@ def auto(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None
 
 def _portfolio_child(answers: Any, name: str, ts: TransitionSystem, prop: Prop, max_k: int,
                      timeout: float | None, progress: Progress | None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the loser is terminate()d: end at once, whatever the parent set
     try:
         answers.put((name, ENGINES[name](ts, prop, max_k, timeout, progress=progress)))
     except KeyboardInterrupt:
