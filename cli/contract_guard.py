@@ -111,9 +111,61 @@ def _watch(fd: int) -> None:
     os.close(fd)
 
 
+def tree_rss(pid: int | None = None) -> int:
+    """Resident bytes of a process and of all its descendants (workers, solver children), from /proc."""
+    pid = os.getpid() if pid is None else pid
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * PAGE
+            tasks = os.listdir(f"/proc/{p}/task")
+        except (OSError, ValueError, IndexError):  # gone meanwhile
+            continue
+        for t in tasks:  # a child is listed under the thread that started it
+            with contextlib.suppress(OSError, ValueError):
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+    return total
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+MEMORY_POLL = 0.2  # seconds between two looks at the run's memory
+
+
+def _watch_memory(limit: int, done: threading.Event) -> None:
+    """Stop the run (as the timeout does) once it and its workers hold more than ``limit`` bytes."""
+    if not os.path.exists("/proc/self/statm"):  # no /proc: the budget is not watched (said by --help)
+        return
+    while not done.wait(MEMORY_POLL):
+        used = tree_rss()
+        if used > limit:
+            STOPPED["memory"] = used
+            os.kill(os.getpid(), signal.SIGALRM)
+            return
+
+
+def stopped_by_memory() -> int | None:
+    """The bytes held when the memory budget stopped the run, if it did."""
+    return STOPPED.get("memory")
+
+
+def stop_cause() -> str:
+    """What ended the search, for a verb that reports what it had when stopped by its budget."""
+    return "--memory was reached" if "memory" in STOPPED else "--timeout ran out"
+
+
 @contextlib.contextmanager
-def guarded(timeout: float | None, started: float) -> Iterator[None]:
-    """Run the body with the watchdog, and with an alarm at :func:`budget_end` after ``started`` (monotonic)."""
+def guarded(timeout: float | None, started: float, memory: float | None = None) -> Iterator[None]:
+    """Run the body with the watchdog, and with an alarm at :func:`budget_end` after ``started`` (monotonic).
+
+    ``memory`` (bytes) bounds what the run and its workers hold: past it the run
+    stops as at the end of its time, and :func:`stopped_by_memory` says so.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield  # signals are the main thread's: called from elsewhere (tests), guard nothing
         return
@@ -131,9 +183,14 @@ def guarded(timeout: float | None, started: float) -> Iterator[None]:
         solver.leave_ctrl_c_to_python()
     if timeout is not None and budget_end(timeout) < MAX_ALARM:  # a longer budget is no bound: no alarm
         signal.setitimer(signal.ITIMER_REAL, max(0.01, budget_end(timeout) - (time.monotonic() - started)))
+    done = threading.Event()
+    if memory is not None:
+        threading.Thread(target=_watch_memory, args=(int(memory), done), daemon=True,
+                         name="warpcheck-memory").start()
     try:
         yield
     finally:
+        done.set()
         signal.setitimer(signal.ITIMER_REAL, 0)
         GUARDING.clear()
         for s, handler in old.items():

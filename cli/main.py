@@ -15,7 +15,7 @@ import time
 from typing import Any, NoReturn
 
 from warpcheck.cli import contract_guard as guard
-from warpcheck.cli.options import positive_seconds
+from warpcheck.cli.options import positive_gib, positive_seconds
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.file_schemas import MAX_LOOP_BOUND, MAX_REPLAY_CYCLES
 from warpcheck.models.files import check_writable
@@ -31,7 +31,7 @@ VERB_MODULES = [
     "warpcheck.cli.qaws.verbs",
 ]
 
-EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR (a bug of
+EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT or OUT_OF_MEMORY, 5 ERROR (a bug of
 the kit: a crash report is written), 130 interrupted (Ctrl-C), 141 output pipe closed by its reader,
 143 terminated (SIGTERM)"""
 
@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         module.register(sub)
     for verb, verb_parser in sub.choices.items():
         _give_timeout(verb, verb_parser)
+        _give_memory(verb_parser)
     _with_exit_codes(parser)
     return parser
 
@@ -106,6 +107,21 @@ def _give_timeout(verb: str, p: argparse.ArgumentParser) -> None:
     default = DEFAULT_BUDGET.get(verb, DEFAULT_BUDGET_OTHERS)
     p.add_argument("--timeout", type=positive_seconds, default=default, metavar="S",
                    help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {default:g})")
+
+
+DEFAULT_MEMORY_GIB = 4.0
+
+
+def _give_memory(p: argparse.ArgumentParser) -> None:
+    """Add ``--memory`` (GiB) to a verb and its actions: what the run and its workers may hold together."""
+    for action in [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]:
+        for sub_parser in action.choices.values():
+            _give_memory(sub_parser)
+    if any("--memory" in a.option_strings for a in p._actions):
+        return
+    p.add_argument("--memory", type=positive_gib, default=DEFAULT_MEMORY_GIB, metavar="GIB",
+                   help=f"GiB the run and its worker processes may hold together; past it the run stops, "
+                        f"exit 4 (default {DEFAULT_MEMORY_GIB:g})")
 
 
 def _with_exit_codes(parser: argparse.ArgumentParser) -> None:
@@ -199,6 +215,11 @@ def _end(args: argparse.Namespace, code: int, status: str, message: str, label: 
 
 
 def _stopped(args: argparse.Namespace) -> int:
+    if guard.stopped_by_memory() is not None:
+        held = guard.stopped_by_memory() / 2**30
+        return _end(args, guard.EXIT_TIMEOUT, "OUT_OF_MEMORY",
+                    f"the run and its workers held {held:.2f} GiB, above --memory {args.memory:g} GiB; "
+                    "nothing partial was written (raise --memory, or give a smaller input)", "out of memory")
     if guard.stopped_by() == signal.SIGALRM:
         return _end(args, guard.EXIT_TIMEOUT, "TIMEOUT",
                     f"the run did not finish within --timeout {_budget(args) or 0:g} s (set-up included)")
@@ -229,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     stdout = sys.stdout
     try:
         _check_args(args)
-        with guard.guarded(_budget(args), started):
+        memory = getattr(args, "memory", None)
+        with guard.guarded(_budget(args), started, memory * 2**30 if memory else None):
             sys.stdout = _Watched(stdout)  # type: ignore[assignment]
             code = int(args.func(args))
             stdout.flush()  # a reader that went away shows here, not at exit

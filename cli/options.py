@@ -29,6 +29,17 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def positive_gib(text: str) -> float:
+    """An argparse type: a memory budget in GiB, > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of GiB") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{value:g} is not allowed; a memory budget must be > 0 GiB")
+    return value
+
+
 def at_most(high: int, low: int = 1) -> Callable[[str], int]:
     """An argparse type: an integer from ``low`` to ``high`` (a ceiling keeps every run bounded)."""
     floor = at_least(low)

@@ -97,6 +97,34 @@ class ReorderWitnessFile(_Strict):
                               Field(max_length=MAX_REPLAY_CYCLES)]] = Field(max_length=100)
 
 
+class StreamBounds(_Strict):
+    """The symbolic streams a stream witness was found over (the ceilings are checked by the model)."""
+
+    blocks: list[Annotated[int, Field(ge=0, le=64)]] = Field(min_length=1, max_length=64)
+    length: int = Field(ge=1, le=64)
+    lines: int = Field(ge=1, le=64)
+    line_bytes: int = Field(ge=1, le=1 << 20)
+
+
+class ReorderStreamWitnessFile(_Strict):
+    """A stream witness of ``warpcheck reorder prove --streams``: the solver's stream, its schedule, the unit."""
+
+    format: Literal["warpcheck-reorder-stream-witness"]
+    version: Literal[1]
+    streams: StreamBounds
+    # the values the solver chose: a request count, a line number, a barrier or load flag per name
+    stream: dict[Annotated[str, Field(max_length=100)], int | bool] = Field(max_length=10_000)
+    channel: int = Field(ge=1, le=64)
+    order: str
+    cache: str = Field(min_length=1, max_length=100)
+    stores: str
+    mutant: str | None
+    check: str
+    # one delivery (warp, request index) per cycle; -1 for none
+    schedule: Annotated[list[Annotated[list[int], Field(min_length=2, max_length=2)]],
+                        Field(max_length=MAX_REPLAY_CYCLES)]
+
+
 class JobTask(_Strict):
     """A ``[[task]]`` (or the ``[defaults]``) of a job file: run keys, then any SM configuration key."""
 

@@ -508,6 +508,38 @@ def test_every_verb_has_a_timeout_with_a_default():
                if not any("--timeout" in a.option_strings and (a.default or p.get_default("budget_of"))
                           for a in p._actions)]
     assert not missing, f"verbs without a default --timeout: {missing}"
+    no_memory = [n for n, p in leaves(build_parser(), "")
+                 if not any("--memory" in a.option_strings and a.default for a in p._actions)]
+    assert not no_memory, f"verbs without a default --memory: {no_memory}"
+
+
+def test_a_run_past_its_memory_budget_stops_with_exit_4_and_says_why(tmp_path):
+    r = _cli(["simulate", "psort", "--memory", "0.01", "--json"], tmp_path)  # the interpreter alone holds more
+    assert r.returncode == 4, (r.returncode, r.stderr[-300:])
+    assert json.loads(r.stdout)["status"] == "OUT_OF_MEMORY"
+    assert len(r.stderr.strip().splitlines()) == 1 and "--memory 0.01 GiB" in r.stderr, r.stderr
+
+
+def test_the_memory_budget_counts_the_workers_too():
+    import subprocess
+    import sys
+
+    from warpcheck.cli.contract_guard import tree_rss
+    alone = tree_rss()
+    child = subprocess.Popen([sys.executable, "-c", "import sys; b = bytearray(300 << 20); sys.stdin.read()"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        child.stdin.write(b"")  # the child holds its 300 MiB until its stdin closes
+        child.stdin.flush()
+        import time
+        for _ in range(600):  # until the child has touched its pages (bounded by tries, not by a clock)
+            if tree_rss() - alone > 250 << 20:
+                break
+            time.sleep(0.05)
+        assert tree_rss() - alone > 250 << 20
+    finally:
+        child.stdin.close()
+        child.wait(timeout=60)
 
 
 def test_analyze_of_a_huge_grid_ends_at_its_timeout(tmp_path):
@@ -530,21 +562,39 @@ def test_a_count_that_checks_nothing_or_has_no_bound_is_bad_input(args, tmp_path
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (r.returncode, r.stderr[-300:])
 
 
-@pytest.mark.parametrize("field,value", [
-    ("grid", 5), ("cache", 7), ("kernel", 3), ("line_bytes", "x"), ("channel", "2"), ("check", "bogus"),
-    ("schedules", [[1e9]]), ("schedules", [[[10**9, 0]]]), ("schedules", [[[-7, 0]]]), ("schedules", [[[0.5, 0]]]),
-    ("schedules", "x"), ("unit", "yes"),
-])
-def test_every_field_of_a_reorder_witness_is_checked(field, value, tmp_path):
+@pytest.fixture(scope="module")
+def reorder_witnesses(tmp_path_factory):
+    """A per-kernel witness and a stream witness, each written once by ``reorder prove`` (both FAIL)."""
+    from warpcheck.cli.main import main
+    where = tmp_path_factory.mktemp("reorder-witnesses")
     kernel = EXAMPLES / "reorder" / "paper_example.ptx"
-    r = _cli(["reorder", "prove", str(kernel), "--grid", "1,2,1", "--block", "16,4,1", "--param", "in=0", "--no-unit",
-              "--witness", "w.json"], tmp_path)
-    assert r.returncode == 1, r.stderr[-300:]
-    w = json.loads((tmp_path / "w.json").read_text())
-    (tmp_path / "bad.json").write_text(json.dumps({**w, field: value}))
-    r = _cli(["reorder", "replay", "bad.json"], tmp_path)
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, \
-        (r.returncode, r.stderr[-300:])
+    assert main(["reorder", "prove", str(kernel), "--grid", "1,2,1", "--block", "16,4,1", "--param", "in=0",
+                 "--no-unit", "--witness", str(where / "kernel.json")]) == 1
+    assert main(["reorder", "prove", "--streams", "2", "--mutant", "ties-to-higher-warp",
+                 "--witness", str(where / "stream.json")]) == 1
+    return {kind: json.loads((where / f"{kind}.json").read_text()) for kind in ("kernel", "stream")}
+
+
+@pytest.mark.parametrize("kind,field,value", [
+    ("kernel", "grid", 5), ("kernel", "cache", 7), ("kernel", "kernel", 3), ("kernel", "line_bytes", "x"),
+    ("kernel", "channel", "2"), ("kernel", "check", "bogus"), ("kernel", "schedules", [[1e9]]),
+    ("kernel", "schedules", [[[10**9, 0]]]), ("kernel", "schedules", [[[-7, 0]]]),
+    ("kernel", "schedules", [[[0.5, 0]]]), ("kernel", "schedules", "x"), ("kernel", "unit", "yes"),
+    ("stream", "streams", 5), ("stream", "streams", {"blocks": "x", "length": 2, "lines": 6, "line_bytes": 128}),
+    ("stream", "streams", {"blocks": [0, 0], "length": 64, "lines": 6, "line_bytes": 128}),
+    ("stream", "stream", [1]), ("stream", "stream", {"len.0": "2"}), ("stream", "stream", {}),
+    ("stream", "channel", "2"), ("stream", "channel", 1e9), ("stream", "order", 3), ("stream", "cache", 7),
+    ("stream", "mutant", 5), ("stream", "mutant", "nope"), ("stream", "check", "bogus"),
+    ("stream", "schedule", [[1e9, 0]]), ("stream", "schedule", [[10**9, 0]]), ("stream", "schedule", [[-7, 0]]),
+    ("stream", "schedule", [[0, 7]]), ("stream", "schedule", "x"), ("stream", "version", "1"),
+])
+def test_every_field_of_a_reorder_witness_is_checked(reorder_witnesses, kind, field, value, tmp_path, capsys):
+    from warpcheck.cli.main import main
+    (tmp_path / "bad.json").write_text(json.dumps({**reorder_witnesses[kind], field: value}))
+    capsys.readouterr()
+    code = main(["reorder", "replay", str(tmp_path / "bad.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (code, err[-300:])
 
 
 @pytest.mark.parametrize("name,text,says", [

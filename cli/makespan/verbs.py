@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Any
 
+from warpcheck.cli import contract_guard as guard
 from warpcheck.cli.contract_guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
 from warpcheck.cli.makespan.cert import CERTIFYING, certificate, run_check, write
@@ -165,7 +166,7 @@ def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> 
               file=sys.stderr)
         return "refused"
     except RunTimeout:
-        report["note"] += f"; --timeout ran out while the certificate was checked: {args.certificate} not written"
+        report["note"] += f"; {guard.stop_cause()} while the certificate was checked: {args.certificate} not written"
         return "timeout"
     write(args.certificate, cert)
     report["certificate"] = args.certificate
@@ -184,7 +185,7 @@ def _bounds_only(kernel: MkKernel, warps: int, pessimistic_bound: int, seconds: 
     from warpcheck.verify.makespan.abstract import work
 
     lower = max(-(-work(kernel, u) * warps // kernel.sigma_of(u)) for u in kernel.units)
-    return Outcome(lower, False, None, seconds, "--timeout ran out before a run was returned; the makespan "
+    return Outcome(lower, False, None, seconds, f"{guard.stop_cause()} before a run was returned; the makespan "
                    "shown is the busiest unit's work, a lower bound", upper=(pessimistic_bound, "Eq. 5-7"))
 
 

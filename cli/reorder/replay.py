@@ -11,14 +11,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from warpcheck.models.errors import InputFileError
-from warpcheck.models.file_schemas import ReorderWitnessFile, validated
+from warpcheck.models.errors import InputFileError, WarpcheckError
+from warpcheck.models.file_schemas import ReorderStreamWitnessFile, ReorderWitnessFile, validated
 from warpcheck.models.files import load_json
 from warpcheck.models.reorder.l1 import parse_cache
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.models.reorder.order import static_order
 from warpcheck.sim.reorder.run import drain, l1_misses, longest_wait, simulate
 from warpcheck.verify.reorder.props import CHECKS
+from warpcheck.verify.reorder.streams import STREAM_CHECKS
 from warpcheck.sim.reorder.stream_replay import FIELDS as STREAM_FIELDS, STREAM_FORMAT, replay_stream
 
 FIELDS = ("kernel", "grid", "block", "params", "line_bytes", "cache", "stores", "channel", "order", "unit", "check",
@@ -38,10 +39,10 @@ def load_witness(path: str) -> dict[str, Any]:
     missing = [f for f in fields if f not in data]
     if missing:
         raise InputFileError(f"witness {path!r} lacks {', '.join(missing)}; write it again with reorder prove")
-    if fields is FIELDS:
-        validated(ReorderWitnessFile, data, f"witness {path!r}")
-        if data["check"] not in CHECKS:
-            raise InputFileError(f"witness {path!r}: check = {data['check']!r}; allowed: {', '.join(CHECKS)}")
+    validated(ReorderWitnessFile if fields is FIELDS else ReorderStreamWitnessFile, data, f"witness {path!r}")
+    allowed = CHECKS if fields is FIELDS else STREAM_CHECKS
+    if data["check"] not in allowed:
+        raise InputFileError(f"witness {path!r}: check = {data['check']!r}; allowed: {', '.join(allowed)}")
     return data
 
 
@@ -61,8 +62,11 @@ def _args(w: dict) -> argparse.Namespace:
 
 
 def _replay_stream(a: argparse.Namespace, w: dict[str, Any]) -> int:
+    _check_deliveries(a.witness, [w["schedule"]], len(w["streams"]["blocks"]), w["streams"]["length"])
     try:
         out = replay_stream(w)
+    except WarpcheckError:  # says what is wrong itself (an unknown mutant, a bound past the model's ceiling)
+        raise
     except (KeyError, TypeError, ValueError) as e:
         raise InputFileError(f"witness {a.witness!r} has a malformed stream or schedule ({e}); write it again with "
                              f"reorder prove --streams")
