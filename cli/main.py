@@ -234,7 +234,9 @@ def main(argv: list[str] | None = None) -> int:
             code = int(args.func(args))
             stdout.flush()  # a reader that went away shows here, not at exit
             return code
-    except WarpcheckError as e:
+    except WarpcheckError as e:  # its code is the exit code (the API raises the same errors)
+        if e.code != guard.EXIT_BAD_INPUT:
+            return _end(args, e.code, "ERROR", str(e), "internal error")
         return _end(args, guard.EXIT_BAD_INPUT, "BAD_INPUT", str(e), "error")
     except (guard.RunTimeout, KeyboardInterrupt):
         return _stopped(args)
