@@ -8,7 +8,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeAlias
 
 from warpcheck._policy import UserPolicy, policy_name
 from warpcheck.cli.frontend.run import ProveJob, ProveOutcome, ReplayOutcome, prove_job, replay_witness
@@ -18,9 +18,10 @@ from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, Metrics, compare,
 from warpcheck.sim.frontend.suite import resolve
 from warpcheck.verify.result import EXIT_CODES, Status
 
-__all__ = ["prove", "replay", "simulate", "ProofResult", "ReplayResult", "SimulationResult", "sm_config"]
+__all__ = ["prove", "prove_config", "replay", "simulate", "run_workloads", "ProofResult", "ReplayResult", "SimulationResult",
+           "sm_config"]
 
-Policyish = str | UserPolicy | None
+Policyish: TypeAlias = "str | UserPolicy | None"
 
 
 @dataclass
@@ -93,10 +94,19 @@ def prove(design: str | None = None, policy: Policyish = None, warps: int | None
     folder).  Bad input raises :class:`ConfigError` (``code`` 2).
     """
     cfg = sm_config(design, policy, warps, fetch, config, **sm)
+    where = str(witness) if witness else str(Path(tempfile.mkdtemp(prefix="warpcheck-")) / "witness.json")
+    return prove_config(cfg, property, engine, timeout, depth=depth, witness=where, vcd=vcd, recheck=recheck,
+                        all_warps=all_warps, prologue=prologue, progress=progress)
+
+
+def prove_config(config: SMConfig, property: str | None = None, engine: str = "auto",
+                 timeout: float | None = 300.0, *, depth: int = 0, witness: str | None = None,
+                 vcd: str | None = None, recheck: bool = False, all_warps: bool = False, prologue: int = 0,
+                 progress: Callable[[str], None] | None = None) -> ProofResult:
+    """:func:`prove` for a configuration already built (``witness=None``: ``warpcheck-out/NAME.json``)."""
     if timeout is not None and not timeout > 0:
         raise ConfigError(f"timeout = {timeout!r} must be a positive number of seconds (or None: no limit)")
-    job = ProveJob(cfg, property or "", engine, depth, timeout, None, vcd, recheck, all_warps, prologue)
-    job.witness_path = str(witness) if witness else str(Path(tempfile.mkdtemp(prefix="warpcheck-")) / "witness.json")
+    job = ProveJob(config, property or "", engine, depth, timeout, witness, vcd, recheck, all_warps, prologue)
     return proof_result(prove_job(job, progress))
 
 

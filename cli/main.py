@@ -29,6 +29,7 @@ VERB_MODULES = [
     "warpcheck.cli.kernels.verbs",
     "warpcheck.cli.reorder.verbs",
     "warpcheck.cli.qaws.verbs",
+    "warpcheck.cli.export",
 ]
 
 EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR (a bug of
@@ -45,6 +46,7 @@ OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
     ("run", None): [("out", "folder", None)],
     ("reorder", "prove"): [("witness", "file", "warpcheck-out/witness.json")],
     ("makespan", None): [("certificate", "file", None)],
+    ("export", None): [("out", "folder", "warpcheck-out")],
 }
 # Sizes with a hard ceiling, the largest value allowed and why (refused up front, exit 2).
 CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
