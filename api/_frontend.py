@@ -8,7 +8,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeAlias
+from typing import Any, Callable, Sequence, TypeAlias, Union
 
 from warpcheck._policy import UserPolicy, policy_name
 from warpcheck.cli.frontend.run import ProveJob, ProveOutcome, ReplayOutcome, prove_job, replay_witness
@@ -21,7 +21,7 @@ from warpcheck.verify.result import EXIT_CODES, Status
 __all__ = ["prove", "prove_config", "replay", "simulate", "run_workloads", "ProofResult", "ReplayResult", "SimulationResult",
            "sm_config"]
 
-Policyish: TypeAlias = "str | UserPolicy | None"
+Policyish: TypeAlias = Union[str, UserPolicy, None]
 
 
 @dataclass

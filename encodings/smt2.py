@@ -112,7 +112,7 @@ class Script:
         return self.term(pred(self.A, self.s), t)
 
     def distinct(self, t: int, u: int) -> str:
-        return "(or " + " ".join(f"(distinct |s.{v.name}@{t}| |s.{v.name}@{u}|)" for v in self.sv) + ")"
+        return "(or false " + " ".join(f"(distinct |s.{v.name}@{t}| |s.{v.name}@{u}|)" for v in self.sv) + ")"
 
     def text(self) -> str:
         return "\n".join([*self.lines, "(check-sat)", "(exit)"]) + "\n"
@@ -130,7 +130,8 @@ def bmc(ts: TransitionSystem, prop: Pred, k: int, width: int, title: str = "warp
 
 
 def _all(s: Script, lemmas: Sequence[Pred], t: int) -> str:
-    return "(and true " + " ".join(s.holds(p, t) for p in lemmas) + ")"
+    terms = [s.holds(p, t) for p in lemmas]
+    return "true" if not terms else terms[0] if len(terms) == 1 else f"(and {' '.join(terms)})"
 
 
 def lemmas_init(ts: TransitionSystem, lemmas: Sequence[Pred], width: int, title: str = "warpcheck") -> str:
