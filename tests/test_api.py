@@ -25,11 +25,19 @@ def test_import_is_light_and_versioned():
     assert warpcheck.__doc__ and set(warpcheck.__all__) <= set(dir(warpcheck))
 
 
-def test_prove_swas_passes_and_baseline_fails_with_a_replayed_witness(tmp_path):
+@pytest.fixture(scope="module")
+def baseline_fail(tmp_path_factory):
+    """The baseline's shortest violation at W = 2 (shared by the cross-checks below)."""
+    where = tmp_path_factory.mktemp("w") / "w.json"
+    f = warpcheck.prove(design="baseline", policy="gtlrr", warps=2, engine="bmc", depth=8, witness=where)
+    assert (f.status, f.code, f.witness) == ("FAIL", 1, str(where))
+    return f
+
+
+def test_prove_swas_passes_and_baseline_fails_with_a_replayed_witness(baseline_fail):
     r = warpcheck.prove(design="swas", policy="gtlrr", warps=2, engine="kind")
     assert (r.status, r.bounded, r.code) == ("PASS", False, 0) and r.lemmas and r.witness is None
-    f = warpcheck.prove(design="baseline", policy="gtlrr", warps=2, engine="bmc", witness=tmp_path / "w.json")
-    assert (f.status, f.code, f.witness) == ("FAIL", 1, str(tmp_path / "w.json"))
+    f = baseline_fail
     again = warpcheck.replay(f)
     assert again.reproduced and again.designs == {"baseline": f.depth - 1, "swas": None}
     assert f.to_dict()["status"] == "FAIL"
@@ -125,9 +133,9 @@ def test_btor2_runs_cycle_by_cycle_like_the_simulator(design):
             assert theirs["bad"] == (not ts.agree(CONCRETE, mine)), f"cycle {t}"
 
 
-def test_btor2_bad_is_reachable_exactly_when_the_kit_fails():
-    fail = warpcheck.prove(design="baseline", warps=2, engine="bmc", depth=8)
-    assert fail.status == "FAIL"
+@pytest.mark.slow  # 1.4 s; the cycle-by-cycle run above is its cheap sibling
+def test_btor2_bad_is_reachable_exactly_when_the_kit_fails(baseline_fail):
+    fail = baseline_fail
     m = btor2_interp.parse(next(iter(warpcheck.export("btor2", design="baseline", warps=2).values())))
     assert btor2_interp.bad_reachable(m, fail.depth) and not btor2_interp.bad_reachable(m, fail.depth - 1)
     ok = btor2_interp.parse(next(iter(warpcheck.export("btor2", design="swas", warps=2).values())))
@@ -141,8 +149,8 @@ def _bitwuzla(text: str) -> str:
     return str(parser.bitwuzla().check_sat())
 
 
-def test_smt2_bmc_agrees_with_the_kit_through_bitwuzla():
-    fail = warpcheck.prove(design="baseline", warps=2, engine="bmc", depth=8)
+def test_smt2_bmc_agrees_with_the_kit_through_bitwuzla(baseline_fail):
+    fail = baseline_fail
     for depth, verdict in ((fail.depth, "sat"), (fail.depth - 1, "unsat")):
         files = warpcheck.export("smt2", design="baseline", warps=2, depth=depth, lemmas=False)
         assert _bitwuzla(next(t for n, t in files.items() if ".bmc" in n)) == verdict, depth

@@ -31,6 +31,7 @@ def test_api_md_reference_is_the_docstrings_and_the_html_builds(tmp_path):
     assert all(f'id="{name}"' in html for name in ("prove", "replay", "simulate", "makespan", "export", "UserPolicy"))
 
 
+@pytest.mark.slow  # a second process (1 s); warpcheck.makespan itself is in tests/test_api.py
 def test_makespan_curve_script_runs():
     out = subprocess.run([sys.executable, str(SCRIPTS / "makespan_curve.py"), "--warps", "1,2,4"],
                          capture_output=True, text=True, check=True).stdout.split("\n")
