@@ -29,6 +29,7 @@ VERB_MODULES = [
     "warpcheck.cli.kernels.verbs",
     "warpcheck.cli.reorder.verbs",
     "warpcheck.cli.qaws.verbs",
+    "warpcheck.cli.export",
 ]
 
 EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT or OUT_OF_MEMORY, 5 ERROR (a bug of
@@ -45,6 +46,7 @@ OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
     ("run", None): [("out", "folder", None)],
     ("reorder", "prove"): [("witness", "file", "warpcheck-out/witness.json")],
     ("makespan", None): [("certificate", "file", None)],
+    ("export", None): [("out", "folder", "warpcheck-out")],
 }
 # Sizes with a hard ceiling, the largest value allowed and why (refused up front, exit 2).
 CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
@@ -256,7 +258,9 @@ def main(argv: list[str] | None = None) -> int:
             code = int(args.func(args))
             stdout.flush()  # a reader that went away shows here, not at exit
             return code
-    except WarpcheckError as e:
+    except WarpcheckError as e:  # its code is the exit code (the API raises the same errors)
+        if e.code != guard.EXIT_BAD_INPUT:
+            return _end(args, e.code, "ERROR", str(e), "internal error")
         return _end(args, guard.EXIT_BAD_INPUT, "BAD_INPUT", str(e), "error")
     except (guard.RunTimeout, KeyboardInterrupt):
         return _stopped(args)

@@ -2,7 +2,13 @@
 
 
 class WarpcheckError(Exception):
-    """Root of every error the kit raises on purpose."""
+    """Root of every error the kit raises on purpose.
+
+    ``code`` is the exit code the command line gives for it (2: bad input),
+    so a script and the command line report the same failure the same way.
+    """
+
+    code: int = 2
 
 
 class ConfigError(WarpcheckError, ValueError):
@@ -19,3 +25,9 @@ class InputFileError(WarpcheckError, ValueError):
 
 class SymbolicBoolError(WarpcheckError, TypeError):
     """A symbolic value was used where Python needs a concrete bool."""
+
+
+class KitError(WarpcheckError):
+    """A bug of warpcheck itself (e.g. a witness that does not reproduce): exit code 5, never a verdict."""
+
+    code = 5

@@ -6,12 +6,13 @@ import json
 import sys
 from typing import Any
 
+from warpcheck._frontend import run_workloads  # the API's function: one path for scripts and the verb
 from warpcheck.cli.qaws import kernels_sim
 from warpcheck.models.frontend.config import SMConfig, canonical_policy, config_from_mapping, load_config
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.policies import POLICIES, check_policy
-from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES, compare, configurations, table
-from warpcheck.sim.frontend.suite import BUILTIN, resolve
+from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES, configurations, table
+from warpcheck.sim.frontend.suite import BUILTIN
 
 EPILOG = f"""examples:
   warpcheck simulate psort --design both --warps 8
@@ -105,6 +106,10 @@ def _list(a: argparse.Namespace) -> int:
     return 0
 
 
+def _say(msg: str) -> None:
+    print(f"  .. {msg}", file=sys.stderr, flush=True)
+
+
 def _simulate(a: argparse.Namespace) -> int:
     if a.list:
         return _list(a)
@@ -126,13 +131,7 @@ def _simulate(a: argparse.Namespace) -> int:
     designs = ("baseline", "swas") if a.design == "both" else (a.design,)
     configs = configurations(base, fetch, issue, swas, designs)
     shape = _icache(a.icache)
-    workloads = [resolve(n) for n in names]
-    workloads = [w.scaled(a.scale) if a.scale != 1.0 else w for w in workloads]
-    rows = []
-    for w in workloads:
-        if not a.json:
-            print(f"  .. {w.name}: {len(configs)} run(s)", file=sys.stderr, flush=True)
-        rows += compare(w, configs, a.max_cycles, shape, a.engine)
+    rows = run_workloads(names, configs, a.max_cycles, shape, a.scale, a.engine, None if a.json else _say)
     if a.json:
         print(json.dumps({"config": base.to_json(), "icache": {"lines": shape[0], "line_size": shape[1]},
                           "max_cycles": a.max_cycles, "runs": [r.to_json() for r in rows]}))

@@ -8,11 +8,10 @@ from typing import Any
 
 from warpcheck.cli.options import at_least, positive_seconds
 from warpcheck.cli.frontend.demo import run_demo
-from warpcheck.cli.frontend.run import ProveJob, prove_job, replay_witness
+from warpcheck._frontend import prove_config, replay  # the API's functions: one path for scripts and verbs
 from warpcheck.models.frontend.config import DESIGNS, SMConfig, config_from_mapping, load_config
 from warpcheck.models.frontend.policies import POLICIES
 from warpcheck.verify.frontend.properties import PROPERTIES
-from warpcheck.verify.result import EXIT_CODES, Status
 
 POLICY_HELP = "; ".join(f"{p.name}: {p.summary}" for p in POLICIES.values()) + "; gto: another name for gtlo"
 
@@ -64,11 +63,11 @@ def config_from_args(a: argparse.Namespace) -> SMConfig:
 
 
 def _prove(a: argparse.Namespace) -> int:
-    job = ProveJob(config_from_args(a), a.property or "", a.engine, a.depth or 0, a.timeout, a.witness, a.vcd,
-                   a.recheck, a.all_warps, a.prologue)
-    out = prove_job(job, progress=None if a.json or a.quiet else _progress)
-    _show(out, a.json)
-    return EXIT_CODES[out.result.status]
+    r = prove_config(config_from_args(a), a.property, a.engine, a.timeout, depth=a.depth or 0, witness=a.witness,
+                     vcd=a.vcd, recheck=a.recheck, all_warps=a.all_warps, prologue=a.prologue,
+                     progress=None if a.json or a.quiet else _progress)
+    _show(r.outcome, a.json)
+    return r.code
 
 
 def _show(outcome: Any, as_json: bool) -> None:
@@ -81,9 +80,9 @@ def _progress(msg: str) -> None:
 
 
 def _replay(a: argparse.Namespace) -> int:
-    out = replay_witness(a.witness, a.design, a.cycles, a.vcd)
-    _show(out, a.json)
-    return 0 if out.reproduced else EXIT_CODES[Status.ERROR]
+    r = replay(a.witness, a.design, a.cycles, a.vcd)
+    _show(r.outcome, a.json)
+    return r.code
 
 
 def _demo(a: argparse.Namespace) -> int:

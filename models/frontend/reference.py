@@ -80,9 +80,9 @@ def ptr_candidates(A: Any, W: int, d: Mapping[str, Any], r: Mapping[str, Any]) -
     every other field of the design's record (``is.f``) against the
     reference's field of the same name (``pol.f``), when it has one.
     """
-    ptr, out = d["is.ptr"], {}
+    ptr, out = d.get("is.ptr"), {}  # a user's policy may keep no pointer
     for k in ("pol.last", "pol.turn"):
-        if k in r:
+        if k in r and ptr is not None:
             nxt = A.ite(A.eq(r[k], A.const(W - 1)), A.const(0), A.add(r[k], A.const(1)))
             out[f"ptr=={k}"], out[f"ptr=={k}+1"] = A.eq(ptr, r[k]), A.eq(ptr, nxt)
     for k in d:

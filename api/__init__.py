@@ -1,0 +1,56 @@
+"""warpcheck: prove GPU warp schedulers predictable, replay their counterexamples, search worst-case makespans.
+
+The public API, for scripts and notebooks (the ``warpcheck`` command is a thin
+layer over the same functions):
+
+- :func:`prove` a front-end property of a design and policy, for every input;
+  :func:`replay` a witness cycle by cycle; :func:`simulate` workloads;
+- :func:`makespan`: the exact worst-case makespan of a group of warps;
+- :func:`export` a proof problem as SMT-LIB2 or BTOR2 for other checkers;
+- :class:`UserPolicy`: a scheduling policy of your own, proved like the kit's.
+
+Errors are :class:`WarpcheckError` exceptions whose ``code`` is the exit code
+the command line gives for them (2: bad input).  Nothing is printed unless
+asked.  The names are imported on first use, so ``import warpcheck`` is quick
+and the models never load a solver.
+"""
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+try:
+    __version__ = version("warpcheck")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+
+# public name -> the private module that defines it
+_HOME = {
+    "prove": "_frontend", "replay": "_frontend", "simulate": "_frontend", "ProofResult": "_frontend",
+    "ReplayResult": "_frontend", "SimulationResult": "_frontend",
+    "makespan": "_makespan", "MakespanResult": "_makespan",
+    "export": "_export",
+    "UserPolicy": "_policy", "register_policy": "_policy", "unregister_policy": "_policy",
+    "WarpcheckError": "_errors", "ConfigError": "_errors", "InputFileError": "_errors", "KitError": "_errors",
+}
+__all__ = ["__version__", *_HOME]
+
+if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the names load lazily
+    from warpcheck._errors import ConfigError, InputFileError, KitError, WarpcheckError
+    from warpcheck._export import export
+    from warpcheck._frontend import ProofResult, ReplayResult, SimulationResult, prove, replay, simulate
+    from warpcheck._makespan import MakespanResult, makespan
+    from warpcheck._policy import UserPolicy, register_policy, unregister_policy
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'warpcheck' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"warpcheck.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME})

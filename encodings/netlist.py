@@ -1,0 +1,103 @@
+"""The netlist algebra: a step function as a shared graph of bit-vector operations, for the exporters.
+
+Integers are signed bit-vectors of one width (as in ``Z3BVAlgebra``), booleans
+are booleans.  Every operation becomes a node once (hash-consed); operations
+on constants are folded.  The SMT-LIB2 and BTOR2 printers walk this graph.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from warpcheck.encodings.algebra import Algebra, SymbolicValue
+
+# node: (op, sort, *operands): op in const, var, add, sub, eq, slt, and, or, not, ite; sort "bool" or "bv"
+Node = tuple[Any, ...]
+
+
+class Net(SymbolicValue):
+    """A node of the graph (its index), refusing to act as a Python bool."""
+
+    __slots__ = ()
+
+
+class NetAlgebra(Algebra):
+    """Values are :class:`Net` indices into ``self.nodes``; Python ints and bools are constants."""
+
+    name = "netlist"
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.nodes: list[Node] = []
+        self._index: dict[Node, int] = {}
+
+    # -- graph -------------------------------------------------------------
+    def node(self, op: str, sort: str, *args: Any) -> Net:
+        key = (op, sort, *args)
+        if key not in self._index:
+            self._index[key] = len(self.nodes)
+            self.nodes.append(key)
+        return Net(self._index[key])
+
+    def sort(self, x: Any) -> str:
+        return "bool" if isinstance(x, bool) else "bv" if isinstance(x, int) else self.nodes[x.t][1]
+
+    def _id(self, x: Any) -> int:
+        return x.t if isinstance(x, Net) else self.node("const", self.sort(x), x).t
+
+    def _fold(self, x: Any) -> Any:
+        """A constant node's Python value (else the node itself)."""
+        return self.nodes[x.t][2] if isinstance(x, Net) and self.nodes[x.t][0] == "const" else x
+
+    # -- core ----------------------------------------------------------------
+    def const(self, value: int | bool) -> Any:
+        return value
+
+    def var(self, name: str, kind: str) -> Any:
+        return self.node("var", "bool" if kind == "bool" else "bv", name)
+
+    def _binary(self, op: str, sort: str, a: Any, b: Any, fold: Any) -> Any:
+        a, b = self._fold(a), self._fold(b)
+        if not isinstance(a, Net) and not isinstance(b, Net):
+            return fold(a, b)
+        return self.node(op, sort, self._id(a), self._id(b))
+
+    def add(self, a: Any, b: Any) -> Any:
+        return self._binary("add", "bv", a, b, lambda x, y: x + y)
+
+    def sub(self, a: Any, b: Any) -> Any:
+        return self._binary("sub", "bv", a, b, lambda x, y: x - y)
+
+    def eq(self, a: Any, b: Any) -> Any:
+        return self._binary("eq", "bool", a, b, lambda x, y: x == y)
+
+    def lt(self, a: Any, b: Any) -> Any:
+        return self._binary("slt", "bool", a, b, lambda x, y: x < y)
+
+    def and_(self, *xs: Any) -> Any:
+        xs = tuple(self._fold(x) for x in xs)
+        if any(x is False for x in xs):
+            return False
+        rest = tuple(dict.fromkeys(self._id(x) for x in xs if x is not True))
+        return True if not rest else Net(rest[0]) if len(rest) == 1 else self.node("and", "bool", *rest)
+
+    def or_(self, *xs: Any) -> Any:
+        xs = tuple(self._fold(x) for x in xs)
+        if any(x is True for x in xs):
+            return True
+        rest = tuple(dict.fromkeys(self._id(x) for x in xs if x is not False))
+        return False if not rest else Net(rest[0]) if len(rest) == 1 else self.node("or", "bool", *rest)
+
+    def not_(self, x: Any) -> Any:
+        x = self._fold(x)
+        return (not x) if isinstance(x, bool) else self.node("not", "bool", self._id(x))
+
+    def _ite(self, c: Any, a: Any, b: Any) -> Any:
+        c = self._fold(c)
+        if isinstance(c, bool):
+            return a if c else b
+        fa, fb = self._fold(a), self._fold(b)
+        if not isinstance(fa, Net) and not isinstance(fb, Net) and fa == fb and type(fa) is type(fb):
+            return fa
+        if isinstance(a, Net) and isinstance(b, Net) and a.t == b.t:
+            return a
+        return self.node("ite", self.sort(fa if isinstance(fa, Net) else fb), self._id(c), self._id(fa), self._id(fb))
