@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import datetime
 import math
+import multiprocessing
 import os
 import signal
 import sys
@@ -21,7 +22,7 @@ import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor
 from types import FrameType
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from warpcheck.models.files import atomic_write_text
 
@@ -247,6 +248,43 @@ def abandon(pool: ProcessPoolExecutor) -> None:
     _kill_workers(pool)
     pool.shutdown(wait=False, cancel_futures=True)
     _kill_workers(pool)
+
+
+def in_child(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a forked child, so that Ctrl-C, SIGTERM or the alarm stop it within a moment.
+
+    For a solver that holds the interpreter inside C++ and never looks at signals
+    (cvc5 through pySMT): the parent waits in short slices and kills the child's
+    process group on any interruption.  The result comes back pickled.
+    """
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_child_main, args=(send, fn, args), daemon=True)
+    child.start()
+    send.close()
+    try:
+        while not receive.poll(0.05):
+            if not child.is_alive() and not receive.poll(0):
+                raise RuntimeError(f"the child process running {fn.__name__} ended with code {child.exitcode}")
+        ok, value = receive.recv()
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGKILL)
+        raise
+    finally:
+        child.join(timeout=5)
+        receive.close()
+    if not ok:
+        raise RuntimeError(value)
+    return value
+
+
+def _child_main(send: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    _own_group()
+    try:
+        send.send((True, fn(*args)))
+    except BaseException as e:  # noqa: BLE001 - said to the parent, which raises it there
+        send.send((False, f"{type(e).__name__}: {e}"))
 
 
 @contextlib.contextmanager

@@ -4,6 +4,7 @@ The goal "within 2 s" is wall-clock, so it is measured, not asserted: ``python b
 """
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -157,3 +158,19 @@ def test_a_portfolio_child_ends_quietly_when_terminated_under_the_guard(monkeypa
     finally:
         signal.signal(signal.SIGTERM, old)
     assert p.exitcode == -signal.SIGTERM, p.exitcode  # killed by the signal, not ended by an exception
+
+
+def _sleep_then(value, seconds):
+    time.sleep(seconds)
+    return value
+
+
+def test_a_solver_run_in_a_child_returns_its_answer_and_dies_at_a_stop():
+    """cvc5 never looks at signals: its re-check runs in a child the stop kills (the alarm here, as Ctrl-C)."""
+    from warpcheck.cli import contract_guard as guard
+    assert guard.in_child(_sleep_then, "confirmed", 0) == "confirmed"
+    before = set(_children(os.getpid()))
+    with pytest.raises(guard.RunTimeout):  # were the child waited for, it would answer after 30 s instead
+        with guard.guarded(0.1, time.monotonic()):
+            guard.in_child(_sleep_then, "too late", 30)
+    assert set(_children(os.getpid())) <= before

@@ -186,8 +186,10 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
     if result.status is Status.FAIL and result.trace is not None:
         _attach_witness(out)
     if result.status is Status.PASS and job.recheck and not job.all_warps:
+        from warpcheck.cli.contract_guard import in_child
         from warpcheck.verify.recheck import recheck_pass
-        out.recheck = recheck_pass(get_property(job.prop).checked(job.design or FrontEnd(job.config)), result)
+        checked = get_property(job.prop).checked(job.design or FrontEnd(job.config))
+        out.recheck = in_child(recheck_pass, checked, result)  # cvc5 does not see Ctrl-C: a child can be killed
         if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS
             result.status, result.message = Status.ERROR, out.recheck
     return out
