@@ -6,6 +6,10 @@ layer over the same functions):
 - :func:`prove` a front-end property of a design and policy, for every input;
   :func:`replay` a witness cycle by cycle; :func:`simulate` workloads;
 - :func:`makespan`: the exact worst-case makespan of a group of warps;
+- :func:`qaws_wcrt`, :func:`qaws_inversion`, :func:`qaws_switches`: worst cases of
+  two kernels under QAWS, GTO and LRR;
+- :func:`analyze` a kernel's loads and stores; :func:`reorder_prove`,
+  :func:`reorder_replay`, :func:`reorder_simulate`: the load/store reordering unit;
 - :func:`export` a proof problem as SMT-LIB2 or BTOR2 for other checkers;
 - :class:`UserPolicy`: a scheduling policy of your own, proved like the kit's.
 
@@ -31,6 +35,9 @@ _HOME = {
     "ReplayResult": "_frontend", "SimulationResult": "_frontend",
     "makespan": "_makespan", "MakespanResult": "_makespan",
     "export": "_export",
+    "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "QawsResult": "_qaws",
+    "analyze": "_reorder", "reorder_prove": "_reorder", "reorder_replay": "_reorder", "reorder_simulate": "_reorder",
+    "AnalysisResult": "_reorder", "ReorderResult": "_reorder",
     "UserPolicy": "_policy", "register_policy": "_policy", "unregister_policy": "_policy",
     "WarpcheckError": "_errors", "ConfigError": "_errors", "InputFileError": "_errors", "KitError": "_errors",
 }
@@ -42,6 +49,9 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
     from warpcheck._frontend import ProofResult, ReplayResult, SimulationResult, prove, replay, simulate
     from warpcheck._makespan import MakespanResult, makespan
     from warpcheck._policy import UserPolicy, register_policy, unregister_policy
+    from warpcheck._qaws import QawsResult, qaws_inversion, qaws_switches, qaws_wcrt
+    from warpcheck._reorder import (AnalysisResult, ReorderResult, analyze, reorder_prove, reorder_replay,
+                                    reorder_simulate)
 
 
 def __getattr__(name: str) -> Any:

@@ -10,24 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Sequence
+from typing import Any
 
+from warpcheck._qaws import (SMALL, SWITCH_POLICIES, QawsResult, inversion_of, pair as _pair,
+                             switches_of, wcrt_of)
 from warpcheck.cli.options import at_least, positive_seconds
-from warpcheck.cli.qaws.kernels_sim import _assignments
-from warpcheck.models.frontend.config import DEFAULT_LATENCY, SMConfig
-from warpcheck.models.errors import ConfigError
-from warpcheck.models.frontend.design import FrontEnd
-from warpcheck.models.qaws.response import StallSpace
-from warpcheck.sim.qaws.kernels_run import POLICY_OF
-from warpcheck.sim.qaws.worst import StallRun, exhaustive_worst, replay
-from warpcheck.verify.qaws.switches import prove_switch_bound
-from warpcheck.verify.qaws.wcrt import inversion, worst_response
-from warpcheck.verify.result import EXIT_CODES, Status
 
-NAMES = ("K1", "K2")
-SWITCH_PROPERTY = "while K2 has an eligible warp, K1 switches warps at most {b} time(s) between K2 issues"
-SMALL = {"t_fetch": 1, "t_decode": 1, "ibuffer": 2, "miss_latency": 2}
-SMALL_LATENCY = {"fadd": 2, "fmul": 2, "fmadd": 2, "fcvt": 2, "fdiv": 4, "fsqrt": 4, "mem": 3}
 EXAMPLES = """examples:
   warpcheck qaws wcrt                                   # K1: 1 warp, K2: 2 warps, budgets 1 and 2
   warpcheck qaws wcrt --program K2=mem,fadd,int --budget K2=4 --exhaustive
@@ -37,146 +25,26 @@ The default SM is small (t_F 1, decode 1, ibuffer 2, miss latency 2, mem 3, fp 2
 search finishes in seconds; every option of the SM can be changed."""
 
 
-def _stall_space(a: argparse.Namespace, policy: str) -> StallSpace:
-    programs = {"K1": ("int", "mem", "int"), "K2": ("mem", "int", "int"), **_programs(a.program)}
-    budgets = {"K1": 1, "K2": 2, **_assignments(a.budget, NAMES, "--budget", 1)}
-    launches = {"K1": 0, "K2": 1, **_assignments(a.launch, NAMES, "--launch", 0)}
-    warps = a.warps or (1, 2)
-    if len(warps) != 2 or min(warps) < 1:
-        raise ConfigError(f"--warps {','.join(map(str, warps))} is not two counts >= 1 (K1's, K2's); write e.g. --warps 1,2")
-    latency = {**DEFAULT_LATENCY, **SMALL_LATENCY, **_latencies(a.latency)}
-    timing = {k: getattr(a, k) if getattr(a, k) is not None else v for k, v in SMALL.items()}
-    kow = (0,) * warps[0] + (1,) * warps[1]
-    config = SMConfig(warps=len(kow), design="swas", issue_policy=POLICY_OF[policy], latency=latency,
-                      unpipelined=(), kernel_of_warp=kow, budgets=(budgets["K1"], budgets["K2"]),
-                      launches=(launches["K1"], launches["K2"]), **timing)
-    return StallSpace(config, [programs[n] for n in NAMES], misses=not a.no_misses, deps=not a.no_deps, branches=not a.no_branches)
-
-
-def _programs(items: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    out = {}
-    for item in items:
-        name, sep, text = item.partition("=")
-        if name not in NAMES or not sep or not text.strip():
-            raise ConfigError(f"--program {item!r} is not Kn=CLASS,CLASS,... for K1 or K2; write e.g. --program K2=mem,int")
-        out[name] = tuple(c.strip() for c in text.split(","))
-    return out
-
-
-def _latencies(items: Sequence[str]) -> dict[str, int]:
-    out = {}
-    for item in items:
-        name, _, value = item.partition("=")
-        if name not in DEFAULT_LATENCY or not value.isdigit() or int(value) < 1:
-            raise ConfigError(f"--latency {item!r} is not CLASS=N with N >= 1 and CLASS one of {', '.join(DEFAULT_LATENCY)}")
-        out[name] = int(value)
-    return out
-
-
-def _policies(text: str) -> list[str]:
-    names = [x.strip() for x in text.split(",") if x.strip()]
-    if not names:
-        raise ConfigError(f"--policy {text!r} names no policy; give one or more of {', '.join(POLICY_OF)}")
-    for n in names:
-        if n not in POLICY_OF:
-            raise ConfigError(f"--policy {n!r} is not one of {', '.join(POLICY_OF)}")
-    return names
-
-
-def _wcrt_one(a: argparse.Namespace, policy: str) -> dict[str, Any]:
-    ts = _stall_space(a, policy)
-    r = worst_response(ts, 1, a.horizon, a.timeout, progress=None if a.json or a.quiet else _progress)
-    run = replay(ts, r.params, r.inputs)
-    out = {"policy": policy, **r.to_json(), "replayed": run.finish[1] == r.finish, "run": run.to_json(ts)}
-    if a.exhaustive:
-        ex = exhaustive_worst(ts, 1)
-        out["exhaustive"] = {"finish": ex.finish[1], "response": ex.response(ts, 1), "agrees": ex.finish[1] == r.finish}
-    return out
+def _show(a: argparse.Namespace, r: QawsResult) -> int:
+    """Print the API's result as the verb does (one JSON object with --json) and give its exit code."""
+    print(json.dumps(r.to_dict()) if a.json else r.report())
+    return r.code
 
 
 def _wcrt(a: argparse.Namespace) -> int:
-    rows = [_wcrt_one(a, p) for p in _policies(a.policy)]
-    statuses = [Status(r["status"]) for r in rows]
-    bad = [r for r in rows if not r["replayed"] or not r.get("exhaustive", {}).get("agrees", True)]
-    if a.json:
-        print(json.dumps({"kernel": "K2", "policies": rows}))
-    else:
-        _print_wcrt(rows)
-    if bad:
-        print(f"error: the search and the simulator disagree for {', '.join(r['policy'] for r in bad)}", file=sys.stderr)
-        return EXIT_CODES[Status.ERROR]
-    worst = max(statuses, key=lambda s: EXIT_CODES[s])
-    return EXIT_CODES[worst]
-
-
-def _print_wcrt(rows: list[dict[str, Any]]) -> None:
-    from tabulate import tabulate
-    table = [[r["policy"], r["response"], r["finish"], "proved" if r["status"] == "PASS" else r["status"],
-              r["run"]["finish"][0], r.get("exhaustive", {}).get("response", "-"), f"{r['seconds']:.1f}"] for r in rows]
-    print(tabulate(table, headers=["policy", "K2 worst response", "K2 finish", "maximal?", "K1 finish (same run)",
-                                   "exhaustive", "seconds"], tablefmt="github"))
-    for r in rows:
-        print(f"\n{r['policy']}: {r['message']}\n  schedule (warp issued per cycle, . = none): {_schedule(r['run']['order'])}")
-        print("  stalls: " + ("; ".join(r["run"]["stalls"]) or "none"))
-
-
-def _schedule(order: Sequence[int]) -> str:
-    return "".join("." if w < 0 else str(w) if w < 10 else f"({w})" for w in order)
+    r = wcrt_of(a, None if a.json or a.quiet else _progress)
+    code = _show(a, r)
+    if r.problem and r.search == "wcrt":
+        print(f"error: {r.problem}", file=sys.stderr)
+    return code
 
 
 def _inversion(a: argparse.Namespace) -> int:
-    out, codes = [], []
-    for p in _policies(a.policy):
-        ts = _stall_space(a, p)
-        r = inversion(ts, a.depth, a.timeout)
-        row: dict[str, Any] = {"policy": p, "status": r.status.value, "label": r.label, "depth": r.depth,
-                               "seconds": round(r.seconds, 3), "found": r.status is Status.FAIL}
-        if r.trace is not None:
-            run = replay(ts, r.trace.params, r.trace.inputs)
-            row.update(run=run.to_json(ts), replayed=run.finish[0] < run.finish[1])
-            codes.append(EXIT_CODES[Status.FAIL] if row["replayed"] else EXIT_CODES[Status.ERROR])
-        else:
-            codes.append(EXIT_CODES[r.status])
-        out.append(row)
-    if a.json:
-        print(json.dumps({"property": "K2 never finishes after K1", "policies": out}))
-    else:
-        _print_inversion(out)
-    return next((c for c in (5, 1, 4, 3) if c in codes), 0)
-
-
-def _print_inversion(rows: list[dict[str, Any]]) -> None:
-    for r in rows:
-        if r["found"]:
-            run = r["run"]
-            print(f"{r['policy']}: priority inversion found (FAIL of 'K2 never finishes after K1'): K1 finishes at cycle "
-                  f"{run['finish'][0]}, K2 at {run['finish'][1]}; replayed on the simulator: {r['replayed']}")
-            print(f"  schedule: {_schedule(run['order'])}\n  stalls: " + ("; ".join(run["stalls"]) or "none"))
-        else:
-            print(f"{r['policy']}: no priority inversion found: {r['label']}")
+    return _show(a, inversion_of(a))
 
 
 def _switches(a: argparse.Namespace) -> int:
-    budgets = {"K1": 1, "K2": 4, **_assignments(a.budget, NAMES, "--budget", 1)}
-    warps = a.warps or (2, 2)
-    if len(warps) != 2 or min(warps) < 1:
-        raise ConfigError(f"--warps {','.join(map(str, warps))} is not two counts >= 1 (K1's, K2's); write e.g. --warps 2,2")
-    if budgets["K1"] >= budgets["K2"]:
-        raise ConfigError(f"--budget K1={budgets['K1']} K2={budgets['K2']}: the bound is about K2 having the larger budget; "
-                          "give K2 the larger one")
-    kow = (0,) * warps[0] + (1,) * warps[1]
-    config = SMConfig(warps=len(kow), design="swas", issue_policy=POLICY_OF[a.policy], kernel_of_warp=kow,
-                      budgets=(budgets["K1"], budgets["K2"]))
-    r = prove_switch_bound(FrontEnd(config), timeout=a.timeout, depth=a.depth)
-    order = [s["o.w"] for s in r.trace.states[1:]] if r.trace else None
-    if a.json:
-        print(json.dumps({"property": SWITCH_PROPERTY.format(b=budgets["K1"]), "policy": a.policy, **r.to_json(),
-                          "label": r.label, "schedule": order}))
-    else:
-        print(f"{a.policy}: {SWITCH_PROPERTY.format(b=budgets['K1'])}: {r.label} ({r.message})")
-        if order is not None:
-            print(f"  schedule (warp issued per cycle, . = none): {_schedule(order)}")
-    return EXIT_CODES[r.status]
+    return _show(a, switches_of(a))
 
 
 def _progress(msg: str) -> None:
@@ -198,19 +66,6 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-branches", action="store_true", help="no branch is taken")
     p.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds per policy (default 300)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-MAX_KERNEL_WARPS = 16  # warps per kernel: the searches unroll every warp's stalls; 16 + 16 already takes hours
-
-
-def _pair(text: str) -> tuple[int, ...]:
-    try:
-        pair = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not two comma-separated integers") from None
-    if len(pair) != 2 or not all(1 <= n <= MAX_KERNEL_WARPS for n in pair):
-        raise argparse.ArgumentTypeError(f"{text!r} is not two warp counts N1,N2, each from 1 to {MAX_KERNEL_WARPS}")
-    return pair
 
 
 def register(sub: Any) -> None:
@@ -251,7 +106,7 @@ def register(sub: Any) -> None:
                              "  warpcheck qaws switches --policy gto     # FAIL, with the schedule\n\n"
                              "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR",
                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    b.add_argument("--policy", default="qaws", choices=["qaws", "gto", "gtlo", "lrr"],
+    b.add_argument("--policy", default="qaws", choices=list(SWITCH_POLICIES),
                    help="default qaws (gto and gtlo name the same policy)")
     b.add_argument("--warps", type=_pair, metavar="N1,N2", help="warps of K1 and of K2 (default 2,2)")
     b.add_argument("--budget", action="append", default=[], metavar="Kn=B", help="QAWS budget (default K1=1, K2=4)")

@@ -14,9 +14,9 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from warpcheck.cli.reorder.streams import STREAM_CACHE, add_stream_options, prove_streams_verb
+from warpcheck.cli.reorder.streams import STREAM_CACHE, add_stream_options, run_streams, witness_folder
 from warpcheck.cli.options import at_most, positive_seconds
 from warpcheck.cli.reorder.verbs import add_kernel_options, run_analysis
 from warpcheck.verify.reorder.streams import STREAM_CHECKS
@@ -30,7 +30,7 @@ from warpcheck.sim.reorder.l1_replay import replay
 from warpcheck.sim.reorder.run import (Delivery, Lines, UnitRun, drain, l1_misses, longest_wait, random_schedule,
                                        simulate)
 from warpcheck.verify.reorder.props import CHECKS, Monitored, prove, schedule_of
-from warpcheck.verify.result import EXIT_CODES, Result, Status
+from warpcheck.verify.result import Result, Status
 
 MAX_WARPS, MAX_REQUESTS = 64, 256
 WITNESS_FORMAT = "warpcheck-reorder-witness"
@@ -146,14 +146,15 @@ def _deliveries(run: UnitRun) -> list[list[int]]:
     return [[t, w, k] for t, (w, k) in run.sent]
 
 
-def _prove(a: argparse.Namespace) -> int:
+def run_prove(a: argparse.Namespace, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """``reorder prove`` on parsed options: the JSON object of the verb (its ``status`` final), nothing printed."""
     if a.streams is not None:
         given = [n for n, v in (("KERNEL", a.kernel), ("--grid", a.grid), ("--block", a.block), ("--entry", a.entry),
                                 ("--param", a.param), ("--no-unit", a.no_unit)) if v]
         if given:
             raise ConfigError(f"--streams proves the unit for every stream, without a kernel; drop {', '.join(given)}")
         a.check = a.check or "stream"
-        return prove_streams_verb(a)
+        return run_streams(a)
     missing = [n for n, v in (("KERNEL", a.kernel), ("--grid", a.grid), ("--block", a.block)) if not v]
     if missing:
         raise ConfigError(f"reorder prove needs {', '.join(missing)} (a kernel from analyze), or --streams N to "
@@ -178,18 +179,29 @@ def _prove(a: argparse.Namespace) -> int:
     out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order,
            "channel": a.channel, "warps": work.warps, "requests": work.total,
            "static_order": request_names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
-    if not a.json:  # the proof may take a while: say what it is doing
+    if progress:  # the proof may take a while: say what it is doing
         how = "BMC for a schedule that breaks it" if a.no_unit else \
             f"k-induction up to k = {a.max_k}, lemmas proved first" + ("" if a.check == "deadlock" else "; then random schedules replayed")
-        print(f"  .. {an.kernel.name}: {work.warps} warps, {work.total} requests; check {a.check} "
-              f"{'without' if a.no_unit else 'with'} the unit: {how}", file=sys.stderr, flush=True)
+        progress(f"{an.kernel.name}: {work.warps} warps, {work.total} requests; check {a.check} "
+                 f"{'without' if a.no_unit else 'with'} the unit: {how}")
     out.update(_without_unit(a, an, m, lines, spec) if a.no_unit else _with_unit(a, an, m, lines, spec))
     status = _final_status(out)
     out["status"] = status.value
     if "schedule" in out or "schedules" in out:
         out["witness"] = _write_witness(a, out)
-    print(json.dumps(out) if a.json else _report(out))
-    return EXIT_CODES[status]
+    return out
+
+
+def _prove(a: argparse.Namespace) -> int:
+    from warpcheck._reorder import proof_of  # the API's function (imported here: it imports this module)
+
+    r = proof_of(a, None if a.json else _progress)
+    print(json.dumps(r.to_dict()) if a.json else r.report())
+    return r.code
+
+
+def _progress(msg: str) -> None:
+    print(f"  .. {msg}", file=sys.stderr, flush=True)
 
 
 def _final_status(out: dict) -> Status:
@@ -206,14 +218,15 @@ def _write_witness(a: argparse.Namespace, out: dict) -> str:
             "block": a.block, "params": a.param or [], "line_bytes": a.line_bytes, "cache": a.cache,
             "stores": a.stores, "channel": a.channel, "order": a.order, "unit": out["unit"], "check": out["check"],
             "schedules": [out["schedule"]] if "schedule" in out else [s["schedule"] for s in out["schedules"]]}
-    path = Path(a.witness or f"warpcheck-out/reorder-{out['kernel']}-{out['check']}"
+    path = Path(a.witness or f"{witness_folder(a)}/reorder-{out['kernel']}-{out['check']}"
                 f"{'' if out['unit'] else '-nounit'}.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(data, indent=1) + "\n", "witness")
     return str(path)
 
 
-def _report(out: dict) -> str:
+def report(out: dict) -> str:
+    """The verb's text report of a kernel proof."""
     head = (f"kernel {out['kernel']}: {out['warps']} warps, {out['requests']} requests, "
             f"{'with' if out['unit'] else 'without'} the reordering unit (channel depth {out['channel']}, "
             f"order {out['order_rule']}); check {out['check']}: {out['label']} ({out['engine']}, "

@@ -61,43 +61,40 @@ def _args(w: dict) -> argparse.Namespace:
                               param=w["params"], line_bytes=w["line_bytes"])
 
 
-def _replay_stream(a: argparse.Namespace, w: dict[str, Any]) -> int:
-    _check_deliveries(a.witness, [w["schedule"]], len(w["streams"]["blocks"]), w["streams"]["length"])
+def _replay_stream(path: str, w: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    _check_deliveries(path, [w["schedule"]], len(w["streams"]["blocks"]), w["streams"]["length"])
     try:
         out = replay_stream(w)
     except WarpcheckError:  # says what is wrong itself (an unknown mutant, a bound past the model's ceiling)
         raise
     except (KeyError, TypeError, ValueError) as e:
-        raise InputFileError(f"witness {a.witness!r} has a malformed stream or schedule ({e}); write it again with "
+        raise InputFileError(f"witness {path!r} has a malformed stream or schedule ({e}); write it again with "
                              f"reorder prove --streams")
     out["check"], out["mutant"] = w["check"], w["mutant"]
-    if a.json:
-        print(json.dumps(out))
-    else:
-        who = f"mutant {w['mutant']}" if w["mutant"] else "the unit"
-        lines = [f"stream witness on {who}, check {w['check']}: "
-                 f"{'reproduced' if out['reproduced'] else 'NOT reproduced'} by the simulator"]
-        for n, reqs in enumerate(out["stream"]["warps"]):
-            lines.append(f"warp {n}: " + (", ".join(f"{kind}{addr // w['streams']['line_bytes']}"
-                                                   f"{'@e' + str(e) if e else ''}" for e, kind, addr in reqs)
-                                         or "no request"))
-        lines.append("static order: " + ", ".join(f"W{q}#{j}" for q, j in out["static_order"]))
-        lines.append("sent to L1: " + (", ".join(f"W{q}#{j}@{t}" for t, q, j in out["sent"]) or "nothing"))
-        lines += [f"{name}: {why}" for name, why in out["violated"].items()] or ["no property violated"]
-        print("\n".join(lines))
-    return 0 if out["reproduced"] else 5
+    who = f"mutant {w['mutant']}" if w["mutant"] else "the unit"
+    lines = [f"stream witness on {who}, check {w['check']}: "
+             f"{'reproduced' if out['reproduced'] else 'NOT reproduced'} by the simulator"]
+    for n, reqs in enumerate(out["stream"]["warps"]):
+        lines.append(f"warp {n}: " + (", ".join(f"{kind}{addr // w['streams']['line_bytes']}"
+                                               f"{'@e' + str(e) if e else ''}" for e, kind, addr in reqs)
+                                     or "no request"))
+    lines.append("static order: " + ", ".join(f"W{q}#{j}" for q, j in out["static_order"]))
+    lines.append("sent to L1: " + (", ".join(f"W{q}#{j}@{t}" for t, q, j in out["sent"]) or "nothing"))
+    lines += [f"{name}: {why}" for name, why in out["violated"].items()] or ["no property violated"]
+    return out, "\n".join(lines)
 
 
-def _replay(a: argparse.Namespace) -> int:
+def replay_file(path: str) -> tuple[dict[str, Any], str]:
+    """Rerun a reorder witness (kernel or stream): the verb's JSON object and its text report, nothing printed."""
     from warpcheck.cli.reorder.prove import request_names, workload
     from warpcheck.cli.reorder.verbs import run_analysis
 
-    w = load_witness(a.witness)
+    w = load_witness(path)
     if w["format"] == STREAM_FORMAT:
-        return _replay_stream(a, w)
+        return _replay_stream(path, w)
     an = run_analysis(_args(w))
     work, lines = workload(an, w["kernel"])
-    _check_deliveries(a.witness, w["schedules"], work.warps, max((len(e) for e in work.epochs), default=0))
+    _check_deliveries(path, w["schedules"], work.warps, max((len(e) for e in work.epochs), default=0))
     spec = parse_cache(w["cache"], w["line_bytes"], w["stores"])
     order = static_order(work.epochs, w["order"])
     out: dict[str, Any] = {"kernel": an.kernel.name, "check": w["check"], "static_order": request_names(an, order),
@@ -115,8 +112,15 @@ def _replay(a: argparse.Namespace) -> int:
         ts = ReorderUnit(work, w["channel"], w["order"], unit=True)
         out["reproduced"] = any(longest_wait(simulate(ts, [tuple(d) for d in s]), order, w["channel"] - 1)
                                 for s in w["schedules"])
-    print(json.dumps(out) if a.json else _report(out))
-    return 0 if out["reproduced"] else 5
+    return out, _report(out)
+
+
+def _replay(a: argparse.Namespace) -> int:
+    from warpcheck._reorder import replay_of  # the API's function (imported here: it imports this module)
+
+    r = replay_of(a.witness)
+    print(json.dumps(r.to_dict()) if a.json else r.report())
+    return r.code
 
 
 def _reproduced(check: str, runs: list[dict], unit: bool) -> bool:

@@ -82,7 +82,8 @@ def _report(kernel: str, out: dict) -> str:
     return "\n".join(lines)
 
 
-def _simulate(a: argparse.Namespace) -> int:
+def run_simulate(a: argparse.Namespace) -> tuple[dict[str, Any], int, str]:
+    """``reorder simulate`` on parsed options: the verb's JSON object, exit code and text report; nothing printed."""
     if a.seeds < 1 or a.jitter < 0 or a.hit < 1 or a.miss < a.hit:
         raise ConfigError(f"--seeds {a.seeds}, --jitter {a.jitter}, --hit {a.hit}, --miss {a.miss}: give at least "
                           f"one seed, a non-negative jitter and 1 <= hit <= miss")
@@ -91,8 +92,15 @@ def _simulate(a: argparse.Namespace) -> int:
     out = compare(an, spec, Timing(a.hit, a.miss, a.jitter, 0, CostModel()), a.seeds, a.channel, a.order, a.design)
     code = _status(out)
     out["kernel"] = an.kernel.name
-    print(json.dumps(out) if a.json else _report(an.kernel.name, out))
-    return code
+    return out, code, _report(an.kernel.name, out)
+
+
+def _simulate(a: argparse.Namespace) -> int:
+    from warpcheck._reorder import simulation_of  # the API's function (imported here: it imports this module)
+
+    r = simulation_of(a)
+    print(json.dumps(r.to_dict()) if a.json else r.report())
+    return r.code
 
 
 def add_action(acts: Any) -> None:

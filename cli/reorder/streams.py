@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.sim.reorder.run import schedule_pairs
 from warpcheck.sim.reorder.stream_replay import STREAM_FORMAT, replay_stream
 from warpcheck.verify.reorder.streams import STREAM_CHECKS, StreamMonitor, prove_streams
-from warpcheck.verify.result import EXIT_CODES, Status
+from warpcheck.verify.result import Status
 
 STREAM_CACHE = "512:2"  # 2 sets of 2 ways at 128-byte lines: small enough that lines collide and get evicted
 
@@ -116,13 +117,20 @@ def witness(a: argparse.Namespace, m: StreamMonitor, trace: Any, part: str) -> d
             "schedule": schedule_pairs(trace.inputs)}
 
 
+def witness_folder(a: argparse.Namespace) -> str:
+    """Where a FAIL's witness goes without --witness: warpcheck-out, or (the API's) a new temporary folder."""
+    return tempfile.mkdtemp(prefix="warpcheck-") if getattr(a, "temporary", False) else "warpcheck-out"
+
+
 def write_witness(a: argparse.Namespace, data: dict[str, Any]) -> str:
-    path = Path(a.witness or f"warpcheck-out/reorder-streams-{a.mutant or 'unit'}-{data['check']}.json")
+    path = Path(a.witness or f"{witness_folder(a)}/reorder-streams-{a.mutant or 'unit'}-{data['check']}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(data, indent=1) + "\n", "witness")
     return str(path)
 
 
 def report(out: dict[str, Any]) -> str:
+    """The verb's text report of a stream proof."""
     who = f"mutant {out['mutant']} of the reordering unit" if out["mutant"] else "the reordering unit"
     head = (f"{who}, check {out['check']}: {out['label']} ({out['engine']}, {out['seconds']:.2f} s)"
             f"{': ' + out['message'] if out['message'] else ''}")
@@ -142,12 +150,6 @@ def report(out: dict[str, Any]) -> str:
         if not out["reproduced"]:
             lines.append("the simulator does NOT reproduce the violation: a bug of the kit")
     return "\n".join(lines)
-
-
-def prove_streams_verb(a: argparse.Namespace) -> int:
-    out = run_streams(a)
-    print(json.dumps(out) if a.json else report(out))
-    return EXIT_CODES[Status(out["status"])]
 
 
 def add_stream_options(q: argparse.ArgumentParser) -> None:

@@ -79,7 +79,8 @@ def analysis_json(an: Analysis, rule: str, spec: L1Spec | None) -> dict:
     return out
 
 
-def _report(out: dict) -> str:
+def report(out: dict) -> str:
+    """``analyze``'s text report."""
     lines = [f"kernel {out['kernel']}: grid {out['grid']}, block {out['block']}, "
              f"{len(out['instructions'])} global loads/stores, {out['line_bytes']}-byte lines",
              "pcs: " + ", ".join(f"{i['pc']} {i['kind']} ({i['text']})" for i in out["instructions"])]
@@ -98,14 +99,14 @@ def _report(out: dict) -> str:
 
 
 def _analyze(a: argparse.Namespace) -> int:
-    an = run_analysis(a)
-    spec = parse_cache(a.cache, a.line_bytes, a.stores) if a.cache else None
-    out = analysis_json(an, a.order, spec)
-    if an.undecided:
+    from warpcheck._reorder import analysis_of  # the API's function (imported here: it imports this module)
+
+    r = analysis_of(a)
+    if r.problem:
         if a.json:
-            print(json.dumps(out))
-        raise ConfigError(an.undecided[0].describe(a.kernel))
-    print(json.dumps(out) if a.json else _report(out))
+            print(json.dumps(r.to_dict()))
+        raise ConfigError(r.problem)
+    print(json.dumps(r.to_dict()) if a.json else r.report())
     return 0
 
 
