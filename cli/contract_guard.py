@@ -269,7 +269,8 @@ def in_child(fn: Callable[..., Any], *args: Any) -> Any:
         ok, value = receive.recv()
     except BaseException:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(child.pid, signal.SIGKILL)
+            if child.pid is not None:  # started above, so always set; the check is for the type checker
+                os.killpg(child.pid, signal.SIGKILL)
         raise
     finally:
         child.join(timeout=5)

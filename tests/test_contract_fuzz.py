@@ -331,8 +331,8 @@ def test_non_utf8_file_is_one_line(workdir, capsys):
 
 
 def test_a_crash_is_exit_5_with_a_crash_report(workdir, capsys, monkeypatch):
-    import warpcheck.cli.frontend.verbs as fv
-    monkeypatch.setattr(fv, "prove_job", lambda *a, **k: 1 / 0)
+    import warpcheck._frontend as api  # prove's verb runs the API's prove_config, which runs prove_job
+    monkeypatch.setattr(api, "prove_job", lambda *a, **k: 1 / 0)
     assert main(["prove", "--warps", "2", "--json"]) == 5
     out, err = capsys.readouterr()
     assert json.loads(out)["status"] == "ERROR" and len(err.strip().splitlines()) == 1
