@@ -77,3 +77,18 @@ def test_a_plain_install_imports_the_package_and_its_layers(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
                          env={"PYTHONPATH": str(tmp_path / "site"), "PATH": "/usr/bin:/bin"}).stdout.split()
     assert all(p.startswith(str(tmp_path / "site")) for p in out[:2]) and out[2] == "warpcheck._frontend"
+
+
+@pytest.mark.slow  # every snippet of the tutorial, in order, in one namespace (proofs at W = 4: about 30 s)
+def test_every_python_snippet_of_api_md_runs(tmp_path, monkeypatch):
+    import re
+    monkeypatch.chdir(tmp_path)
+    for name in ("examples",):
+        (tmp_path / name).symlink_to(ROOT / name)
+    text = (ROOT / "docs" / "api.md").read_text()
+    namespace: dict = {}
+    for n, block in enumerate(re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)):
+        try:
+            exec(compile(block, f"docs/api.md block {n + 1}", "exec"), namespace)
+        except Exception as e:  # noqa: BLE001 - name the block that no longer runs
+            pytest.fail(f"docs/api.md python block {n + 1} fails: {type(e).__name__}: {e}\n{block}")
