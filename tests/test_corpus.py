@@ -19,8 +19,8 @@ from kernel_fixtures import ROOT
 
 CORPUS = sorted((ROOT / "examples" / "corpus").glob("*.ptx"))
 LOOP_BOUND = 16
-REFUSED = {"_Z11tree_leavesPiPKii": r"calls\.ptx:\d+: call of '_Z6leavesPKii' is recursive",
-           "_Z6reportPKii": r"calls 'vprintf' \(line \d+\), which has no body in the module"}
+REFUSED = {"_Z11tree_leavesPiPKii": r"calls\.ptx:\d+:\d+: call of '_Z6leavesPKii' is recursive",
+           "_Z6reportPKii": r"calls\.ptx:\d+:\d+: kernel '_Z6reportPKii' calls 'vprintf', which has no body"}
 
 
 @lru_cache(maxsize=None)
