@@ -75,7 +75,8 @@ def build_problem(wcfg: WarpCFG, bounds: Mapping[str, int], default_bound: int |
     if calls:
         callee = _callee_name(calls[0])
         raise ConfigError(f"{wcfg.kernel.where(calls[0])}: kernel {wcfg.kernel.name!r} calls {callee!r}, which has "
-                          f"no body in the module (an .extern or a prototype only, or an indirect call), so its cost "
+                          f"no body in the module (an .extern or a prototype only, an OptiX intrinsic, or an indirect call), "
+                          f"so its cost "
                           f"is unknown; supported: calls of .func functions defined in the module (inlined)")
     if END not in nx.descendants(g, wcfg.entry):
         raise ConfigError(f"a warp running kernel {wcfg.kernel.name!r} never finishes (no path reaches the exit); "

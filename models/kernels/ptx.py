@@ -22,7 +22,7 @@ from warpcheck.models.kernels.opcodes import OpSpec, PTX_TABLE, ptx_spec, refuse
 from warpcheck.models.kernels.ptx_calls import SPECIAL_REGISTER, PtxModule, call_site
 from warpcheck.models.kernels.ptx_text import Statement, body_statements, skip_block, source_lines
 
-_INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%[\w.$]+)\s+)?(?P<op>[a-z][A-Za-z0-9_.:]*)"
+_INS = re.compile(r"^(?:@(?P<neg>!?)(?P<guard>%?[\w.$]+)\s+)?(?P<op>[a-z][A-Za-z0-9_.:]*)"
                   r"(?:(?:\s+|(?=[(\[{]))(?P<args>.*?))?\s*;$")
 _REGISTER = re.compile(r"%[A-Za-z_$][\w$]*")
 # What an operand is once its [...], {...} and (...) parts are set aside: a register, number or name,
@@ -257,6 +257,9 @@ class _Parser:
         m, written = _INS.match(line), _INS.match(stmt.text)
         if not m or not written:
             self._fail(stmt.line, stmt.col, stmt.text.split()[0], "expected '[@[!]%pred] opcode operands;'")
+        if m.group("guard") is not None and not m.group("guard").startswith("%"):
+            self._fail(*stmt.locate(written.group("guard")), written.group("guard"),
+                       "a guard is a predicate register (.reg .pred) that the function declares")
         op = m.group("op")
         args = _split_operands(m.group("args") or "")
         guard = None if m.group("guard") is None else m.group("neg") + m.group("guard")

@@ -38,11 +38,14 @@ class Statement:
         return self.text.endswith(":") and _LABEL.fullmatch(self.text) is not None
 
     def locate(self, token: str) -> tuple[int, int]:
-        """(line, column) where ``token`` was written in this statement (its start when not found)."""
-        for line, col, piece in self.pieces:
-            at = piece.find(token)
-            if at >= 0:
-                return line, col + at
+        """(line, column) where ``token`` was written in this statement, as a whole word (else its first
+        word; else the statement's start)."""
+        for needle in dict.fromkeys((token, token.split()[0] if token.split() else token)):
+            word = re.compile(r"(?<![\w.%$])" + re.escape(needle) + (r"(?![\w$])" if needle[-1:].isalnum() else ""))
+            for line, col, piece in self.pieces:
+                m = word.search(piece)
+                if m:
+                    return line, col + m.start()
         return self.line, self.col
 
     def end(self) -> tuple[int, int, str]:
