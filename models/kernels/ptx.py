@@ -11,7 +11,7 @@ class and memory access; an opcode the table does not hold is refused by name.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import re
 from dataclasses import replace
@@ -253,44 +253,44 @@ class _Parser:
         if not stmt.ended:
             lineno, col, word = stmt.end()
             where = "" if len(stmt.pieces) == 1 else f" (the {stmt.text.split()[0]!r} that starts at line {stmt.line})"
-            self._fail(lineno, col, word, f"an instruction must end with ';'{where}")
+            self._fail((lineno, col), word, f"an instruction must end with ';'{where}")
         m, written = _INS.match(line), _INS.match(stmt.text)
         if not m or not written:
-            self._fail(stmt.line, stmt.col, stmt.text.split()[0], "expected '[@[!]%pred] opcode operands;'")
+            self._fail((stmt.line, stmt.col), stmt.text.split()[0], "expected '[@[!]%pred] opcode operands;'")
         if m.group("guard") is not None and not m.group("guard").startswith("%"):
-            self._fail(*stmt.locate(written.group("guard")), written.group("guard"),
+            self._fail(stmt.locate(written.group("guard")), written.group("guard"),
                        "a guard is a predicate register (.reg .pred) that the function declares")
         op = m.group("op")
         args = _split_operands(m.group("args") or "")
         guard = None if m.group("guard") is None else m.group("neg") + m.group("guard")
         spec = ptx_spec(op)
         if spec is None:
-            self._unknown(*stmt.locate(op), op)
+            self._unknown(stmt.locate(op), op)
         needed, what = _OPERANDS_NEEDED.get(spec.name, _OPERANDS_NEEDED.get(op.split(".")[0], (0, "")))
         at = stmt.locate(op)
         if len(args) < needed:
-            self._fail(*at, op, f"it needs {what} (operands separated by ','), got {len(args)} operand(s)")
+            self._fail(at, op, f"it needs {what} (operands separated by ','), got {len(args)} operand(s)")
         if spec.name in ("wmma.load", "wmma.store"):
             try:
                 wmma_tile(op)
             except ValueError as e:
-                self._fail(*at, op, str(e))
+                self._fail(at, op, str(e))
         if spec.name in _ADDRESSED and not any(a.startswith("[") for a in args):
-            self._fail(*at, op, f"it needs {_OPERANDS_NEEDED[spec.name][1]}; no operand is an [address]")
+            self._fail(at, op, f"it needs {_OPERANDS_NEEDED[spec.name][1]}; no operand is an [address]")
         for operand, as_written in zip(args, _split_operands(written.group("args") or "")):
             if not _OPERAND.fullmatch(_BRACKETED.sub("x", operand)):
-                self._fail(*stmt.locate(as_written), as_written, "an operand is a register, a number, a name, an "
+                self._fail(stmt.locate(as_written), as_written, "an operand is a register, a number, a name, an "
                            "[address], a {vector}, a pair p|q or a (call list); is a ',' or ';' missing?")
         return _make(op, args, guard, stmt.text, stmt.line, spec, stmt.col)
 
-    def _unknown(self, lineno: int, column: int, op: str):
+    def _unknown(self, at: tuple[int, int], op: str) -> NoReturn:
         reason = refused_reason(op)
         what = f"{reason}, which the kit does not model" if reason else "an instruction the kit does not know"
-        raise InputFileError(f"{self.filename}:{lineno}:{column}: PTX instruction {op!r} is {what}; supported: "
+        raise InputFileError(f"{self.filename}:{at[0]}:{at[1]}: PTX instruction {op!r} is {what}; supported: "
                              f"{supported_names(PTX_TABLE)} (see docs/kernels.md)")
 
-    def _fail(self, lineno: int, column: int, token: str, what: str):
-        raise self.error(lineno, column, token, what)
+    def _fail(self, at: tuple[int, int], token: str, what: str) -> NoReturn:
+        raise self.error(at[0], at[1], token, what)
 
 
 def _symbol(stmt: str) -> dict[str, str]:
