@@ -448,7 +448,7 @@ $L_b:
     line = line_of(path.read_text(), "brx.idx")
     assert main(["cfg", str(path), "--entry", "jump"]) == 2
     err = capsys.readouterr().err
-    assert f"kernel 'jump' line {line}: brx.idx (an indirect branch" in err and len(err.strip().splitlines()) == 1
+    assert f"{path}:{line}:2: kernel 'jump': brx.idx (an indirect branch" in err and len(err.strip().splitlines()) == 1
     assert main(["wcet", str(path), "--entry", "plain"]) == 0
 
 
