@@ -131,6 +131,9 @@ def test_errors_quote_the_source_not_the_kits_renamings(capsys, tmp_path):
                           "\t@P1 atom.global.add.u32 %r2, [%rd1], 1; }"))
     code, _, err = run(capsys, "analyze", path, "--grid", 1, "--block", 32, "--param", "0=0")
     assert code == 2 and f"{path}:9:2: '@P1 atom.global.add.u32 %r2, [%rd1], 1;' is an atomic" in err and "$" not in err
+    code, _, err = run(capsys, "analyze", CORPUS / "calls.ptx", "--entry", "report", "--grid", 1, "--block", 32,
+                       "--param", "0=0", "--param", "1=4")
+    assert code == 2 and "calls.ptx:181:2: 'call.uni (retval0), vprintf, (param0, param1);' is a call" in err
 
 
 def test_a_statement_that_is_not_an_operand_list_is_refused_at_the_operand():
