@@ -78,25 +78,25 @@ def chosen_entries(a: argparse.Namespace) -> list[str | None]:
     if not a.all_entries and not given:
         return [None]
     names = entry_names(a.kernel)
+    if not names:
+        raise InputFileError(f"{a.kernel!r} holds no kernel (.entry); give a PTX module with at least one kernel")
     if a.all_entries:
         return list(names)
-    picked = [_pick([_Named(n) for n in names], e, a.kernel).name for e in given]
-    return list(dict.fromkeys(picked))
+    return list(dict.fromkeys(names[pick_name(names, e, a.kernel)] for e in given))
 
 
-class _Named:
-    def __init__(self, name: str) -> None:
-        self.name = name
+def _pick(kernels: list[Kernel], entry: str | None, path: str) -> Kernel:
+    return kernels[pick_name([k.name for k in kernels], entry, path)]
 
 
-def _pick(kernels: list, entry: str | None, path: str):
-    names = [k.name for k in kernels]
+def pick_name(names: list[str], entry: str | None, path: str) -> int:
+    """The index of the kernel ``entry`` names: exactly, or as the one name it is part of."""
     if entry is None:
-        if len(kernels) > 1:
-            raise ConfigError(f"{path!r} holds {len(kernels)} kernels ({', '.join(names)}); choose one with --entry NAME")
-        return kernels[0]
-    exact = [k for k in kernels if k.name == entry]
-    near = exact or [k for k in kernels if entry in k.name]
+        if len(names) > 1:
+            raise ConfigError(f"{path!r} holds {len(names)} kernels ({', '.join(names)}); choose one with --entry NAME")
+        return 0
+    exact = [i for i, n in enumerate(names) if n == entry]
+    near = exact or [i for i, n in enumerate(names) if entry in n]
     if len(near) != 1:
         what = "no kernel" if not near else "several kernels"
         raise ConfigError(f"--entry {entry!r} matches {what} in {path!r}; known kernels: {', '.join(names)}")
