@@ -170,6 +170,13 @@ def test_a_refused_entry_among_several_gives_its_reason_and_exit_2(capsys):
     assert code == 2 and "--dot writes the CFG of one entry" in err
 
 
+def test_all_entries_of_a_module_without_an_entry_is_bad_input(capsys, tmp_path):
+    path = tmp_path / "empty.ptx"
+    path.write_text(HEAD)
+    code, out, err = run(capsys, "wcet", path, "--all-entries", "--json")
+    assert code == 2 and json.loads(out)["status"] == "BAD_INPUT" and "holds no kernel" in err
+
+
 @pytest.mark.parametrize("verb", ["cfg", "wcet", "simt", "analyze"])
 def test_kernel_verbs_default_to_a_60_second_timeout(verb):
     extra = ["--grid", "1", "--block", "32"] if verb == "analyze" else []
