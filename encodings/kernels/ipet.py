@@ -186,12 +186,21 @@ def _refuse_iteration_while_waiting(wcfg: WarpCFG, g: nx.DiGraph, region: frozen
         return
     for u, v in g.subgraph(region).edges:
         if not wcfg.graph.edges[u, v]["shrinks"]:
-            raise ConfigError(f"kernel {wcfg.kernel.name!r}: in the loop headed by {label!r}, a group iterates while "
+            raise ConfigError(f"{_at_label(wcfg, label)}kernel {wcfg.kernel.name!r}: in the loop headed by {label!r}, a group iterates while "
                               f"another waits inside the loop ({wcfg.describe(waiting)}), and later other threads "
                               f"resume ({wcfg.describe(u)} -> {wcfg.describe(v)}); IPET cannot bound such a loop "
                               f"soundly (the abstract stack forgets exited threads), so it is refused; reconverge the "
                               f"groups inside the iteration (an SSY before the divergent branch, or the exit after the "
                               f"loop)")
+
+
+def _at_label(wcfg: WarpCFG, label: str) -> str:
+    """``FILE:LINE:COL: `` of the first instruction of the block ``label`` heads ("" when unknown)."""
+    kernel = wcfg.kernel
+    pc = kernel.labels.get(label)
+    if pc is None or pc >= len(kernel.instructions) or not kernel.instructions[pc].line:
+        return ""
+    return kernel.where(kernel.instructions[pc]) + ": "
 
 
 def _callee_name(ins) -> str:
@@ -206,7 +215,7 @@ def _bound(wcfg: WarpCFG, label: str, bounds, default_bound) -> int:
     if label in bounds or aliases:
         return bounds[label] if label in bounds else bounds[aliases[0]]
     if default_bound is None:
-        raise ConfigError(f"the loop with header {label!r} in kernel {wcfg.kernel.name!r} has no bound; "
+        raise ConfigError(f"{_at_label(wcfg, label)}the loop with header {label!r} in kernel {wcfg.kernel.name!r} has no bound; "
                           f"give --loop-bound '{label}=N' or --max-loop-bound N")
     return default_bound
 
