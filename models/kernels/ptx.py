@@ -498,6 +498,9 @@ def format_ptx(kernel: Kernel) -> str:
                    if space in ("global", "const")]
     body_vars = [f"\t.{space} .align 8 .b8 {name}[8];" for name, space in kernel.symbols.items()
                  if space not in ("global", "const")]
+    callees = sorted({site.callee for ins in kernel.instructions if ins.base == "call"
+                      for site in [call_site(ins)] if site is not None})
+    module_vars += [f".extern .func {callee} ();" for callee in callees]  # opaque callees stay declared
     lines = [".version 7.0", ".target sm_75", ".address_size 64", ""] + module_vars + [
              f".visible .entry {kernel.name}(" + ("\n" + params + "\n" if params else "") + ")", "{"] + body_vars
     lines += _declarations(kernel)
