@@ -19,15 +19,20 @@ from warpcheck.models.errors import InputFileError
 MAX_INPUT_BYTES = 256 << 20  # no input the kit reads (kernel, witness, certificate, job) comes near it
 
 
-def read_text(path: str | Path, what: str) -> str:
-    """The file's text (UTF-8), or an InputFileError naming what it was meant to be."""
+def read_text(path: str | Path, what: str, lenient: bool = False) -> str:
+    """The file's text (UTF-8), or an InputFileError naming what it was meant to be.
+
+    ``lenient``: a text file (no NUL byte) with bytes that are not UTF-8 (a compiler
+    writing a Latin-1 path into a comment or a string) is read with each such byte
+    as ``\\xNN``, so the reader refuses it only where it matters, at its line.
+    """
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_INPUT_BYTES + 1)  # a bounded read: /dev/zero or a runaway file ends here
         if len(data) > MAX_INPUT_BYTES:
             raise InputFileError(f"{what} {str(path)!r} is larger than the ceiling of {MAX_INPUT_BYTES >> 20} MiB "
                                  "for an input file; give a smaller file")
-        return data.decode("utf-8")
+        return data.decode("utf-8") if not lenient or b"\0" in data else data.decode("utf-8", "backslashreplace")
     except UnicodeDecodeError as e:
         raise InputFileError(f"{what} {str(path)!r} is not UTF-8 text (byte {e.start}); "
                              "save it as UTF-8") from None

@@ -56,7 +56,7 @@ MODULE = """
     .param .u32 k_param_0
 )
 {
-    .reg .pred %p<2>;
+    .reg .pred %p<2>; .reg .b32 %r<3>; .reg .b64 %rd<2>; .reg .f32 %f<4>;
     ld.param.u32 %r1, [k_param_0];
     mov.u32 %r2, %tid.x;
     setp.lt.s32 %p1, %r2, %r1;   // thread-dependent
@@ -78,7 +78,7 @@ def test_unparsable_ptx_line_names_file_line_column_and_token():
     bad = MODULE.replace("mov.u32 %r2, %tid.x;", "mov.u32 %r2, %tid.x")
     with pytest.raises(InputFileError, match=r"^k\.ptx:11:\d+: cannot parse '%tid\.x'"):
         parse_ptx(bad, "k.ptx")
-    with pytest.raises(InputFileError, match=r"^k\.ptx:11:1: cannot parse '#mov"):
+    with pytest.raises(InputFileError, match=r"^k\.ptx:11:5: cannot parse '#mov"):
         parse_ptx(MODULE.replace("mov.u32", "#mov.u32"), "k.ptx")
 
 
@@ -127,7 +127,7 @@ CALL = """
 .func  (.param .b32 func_retval0) f(
     .param .b32 f_param_0
 )
-{
+{   .reg .f32 %f<2>;
     ld.param.f32 %f1, [f_param_0];
     st.param.f32 [func_retval0+0], %f1;
     ret;
@@ -135,7 +135,7 @@ CALL = """
 .visible .entry k(
     .param .u32 k_param_0
 )
-{
+{   .reg .b32 %r<2>; .reg .f32 %f<3>;
     ld.param.u32 %r1, [k_param_0];
     { // callseq 0, 0
     .param .b32 param0;
@@ -161,4 +161,4 @@ def test_multi_line_call_sequences_parse_and_are_inlined():
     assert k.instructions[2].line == 22 and k.instructions[2].target == "f$c1"
     assert k.instructions[0].space == "param" and not result_varies(k.instructions[0], frozenset())
     assert [i.srcs for i in k.instructions if i.base == "mov"] == [
-        ("%f1",), ("%cs$param0$1$0",), ("%f1$c1",), ("%cs$retval0$2$0",)]
+        ("%f1",), ("%cs$param0$3$0",), ("%f1$c1",), ("%cs$retval0$4$0",)]

@@ -2,46 +2,101 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
+import sys
 import time
 from pathlib import Path
 
 from warpcheck.cli.options import positive_seconds
 from warpcheck.models.kernels.abstract_stack import describe
 from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, CostModel
-from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.errors import ConfigError, InputFileError, WarpcheckError
 from warpcheck.models.file_schemas import MAX_LOOP_BOUND, KernelInputsFile, LoopBoundsFile, validated
 from warpcheck.models.files import atomic_write_text, load_json, load_toml
 from warpcheck.models.files import read_text
 from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.kernels.ptx import parse_ptx_module
+from warpcheck.models.kernels.ptx_calls import PtxModule
 from warpcheck.models.kernels.sass import parse_sass
-from warpcheck.models.kernels.warp_cfg import END, WarpCFG, build_warp_cfg
+from warpcheck.models.kernels.warp_cfg import END, StateLimit, WarpCFG, build_warp_cfg
 
 KERNEL_HELP = "a PTX file (nvcc -ptx) or a SASS-style listing (.sass) with SSY/SYNC/BRA/EXIT"
 
 
+# Modules read during one verb's run, by (path, content hash): its entries parse their file once.
+# None outside a run, so a later call (or a patched parser, as in the mutation suite) reads afresh.
+_MODULES: dict[tuple[str, str], PtxModule | list[Kernel]] | None = None
+
+
+def read_module(path: str) -> PtxModule | list[Kernel]:
+    """The parsed file: a PTX module, or the kernels of a SASS-style listing (cached within a run)."""
+    text = read_text(path, "kernel file", lenient=True)  # bounded: /dev/zero or a runaway file is refused
+    key = (path, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+    if _MODULES is not None and key in _MODULES:
+        return _MODULES[key]
+    is_ptx = path.endswith(".ptx") or (not path.endswith(".sass") and (".entry" in text or ".version" in text))
+    found = parse_ptx_module(text, path) if is_ptx else parse_sass(text, path)
+    if _MODULES is not None:
+        _MODULES[key] = found
+    return found
+
+
+@contextlib.contextmanager
+def one_parse_per_file():
+    """Within the block, a file read again with the same content is not parsed again."""
+    global _MODULES
+    outer, _MODULES = _MODULES, {} if _MODULES is None else _MODULES
+    try:
+        yield
+    finally:
+        _MODULES = outer
+
+
+def entry_names(path: str) -> list[str]:
+    """The kernels of a file, in file order."""
+    found = read_module(path)
+    return [k.name for k in (found.entries if isinstance(found, PtxModule) else found)]
+
+
 def load_kernel(path: str, entry: str | None = None) -> Kernel:
     """Read and parse a kernel file; pick the kernel named by ``entry`` in a module with several."""
-    text = read_text(path, "kernel file")  # bounded: /dev/zero or a runaway file is refused
-    is_ptx = path.endswith(".ptx") or (not path.endswith(".sass") and (".entry" in text or ".version" in text))
-    if not is_ptx:
-        kernels = parse_sass(text, path)
-        return _pick(kernels, entry, path)
-    module = parse_ptx_module(text, path)
-    if not module.entries:
+    found = read_module(path)
+    if not isinstance(found, PtxModule):
+        return _pick(found, entry, path)
+    if not found.entries:
         raise InputFileError(f"{path!r} holds no kernel (.entry); give a PTX module with at least one kernel")
-    return module.inlined(_pick(list(module.entries), entry, path))
+    return found.inlined(_pick(list(found.entries), entry, path))
+
+
+def chosen_entries(a: argparse.Namespace) -> list[str | None]:
+    """The entries ``--entry`` (repeatable) and ``--all-entries`` name; [None] when neither is given."""
+    given = a.entry or []
+    if a.all_entries and given:
+        raise ConfigError("--all-entries and --entry exclude each other; give one of them")
+    if not a.all_entries and not given:
+        return [None]
+    names = entry_names(a.kernel)
+    if not names:
+        raise InputFileError(f"{a.kernel!r} holds no kernel (.entry); give a PTX module with at least one kernel")
+    if a.all_entries:
+        return list(names)
+    return list(dict.fromkeys(names[pick_name(names, e, a.kernel)] for e in given))
 
 
 def _pick(kernels: list[Kernel], entry: str | None, path: str) -> Kernel:
-    names = [k.name for k in kernels]
+    return kernels[pick_name([k.name for k in kernels], entry, path)]
+
+
+def pick_name(names: list[str], entry: str | None, path: str) -> int:
+    """The index of the kernel ``entry`` names: exactly, or as the one name it is part of."""
     if entry is None:
-        if len(kernels) > 1:
-            raise ConfigError(f"{path!r} holds {len(kernels)} kernels ({', '.join(names)}); choose one with --entry NAME")
-        return kernels[0]
-    exact = [k for k in kernels if k.name == entry]
-    near = exact or [k for k in kernels if entry in k.name]
+        if len(names) > 1:
+            raise ConfigError(f"{path!r} holds {len(names)} kernels ({', '.join(names)}); choose one with --entry NAME")
+        return 0
+    exact = [i for i, n in enumerate(names) if n == entry]
+    near = exact or [i for i, n in enumerate(names) if entry in n]
     if len(near) != 1:
         what = "no kernel" if not near else "several kernels"
         raise ConfigError(f"--entry {entry!r} matches {what} in {path!r}; known kernels: {', '.join(names)}")
@@ -81,10 +136,21 @@ def _bounds(a: argparse.Namespace) -> dict[str, int]:
     return bounds
 
 
-def _add_common(p: argparse.ArgumentParser) -> None:
+def _add_common(p: argparse.ArgumentParser, several: bool = False) -> None:
     p.add_argument("kernel", metavar="KERNEL", help=KERNEL_HELP)
-    p.add_argument("--entry", metavar="NAME", help="the kernel to analyse in a module with several (a substring works)")
+    if several:
+        p.add_argument("--entry", metavar="NAME", action="append",
+                       help="a kernel to analyse in a module with several (a substring works); repeat for several")
+        p.add_argument("--all-entries", action="store_true",
+                       help="analyse every kernel of the module (the file is parsed once)")
+    else:
+        p.add_argument("--entry", metavar="NAME", help="the kernel to analyse in a module with several (a substring works)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+
+
+def _add_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="S",
+                   help="seconds for the whole run (every entry, set-up included) before TIMEOUT, exit 4 (default 60)")
 
 
 def _add_analysis(p: argparse.ArgumentParser) -> None:
@@ -112,35 +178,81 @@ def _branches(wcfg: WarpCFG) -> list[dict]:
     return out
 
 
+# -- several entries ------------------------------------------------------
+def each_entry(a: argparse.Namespace, one) -> int:
+    """Run ``one(a, kernel) -> (JSON object, text)`` on each entry chosen and print the results.
+
+    One entry (no ``--entry`` or one): its object or text, as always.  Several
+    (``--entry`` repeated, ``--all-entries``): the texts in turn, or one object
+    ``{"file", "entries": [...]}``; an entry refused gets its one-line reason
+    (``"status": "BAD_INPUT"``) and the others still run; exit 2 if any was refused.
+    """
+    with one_parse_per_file():
+        return _each_entry(a, one)
+
+
+def _each_entry(a: argparse.Namespace, one) -> int:
+    names = chosen_entries(a)
+    if not (a.all_entries or len(a.entry or []) > 1):
+        obj, text = one(a, load_kernel(a.kernel, names[0]))
+        print(json.dumps(obj) if a.json else text)
+        return 0
+    objects, refused = [], []
+    for name in names:
+        try:
+            obj, text = one(a, load_kernel(a.kernel, name))
+        except WarpcheckError as e:
+            refused.append(f"{name}: {e}")
+            obj, text = {"kernel": name, "status": "BAD_INPUT", "error": str(e)}, f"kernel {name}: refused: {e}"
+        objects.append(obj)
+        if not a.json:
+            print(text + "\n", flush=True)
+    if a.json:
+        print(json.dumps({"file": a.kernel, "entries": objects}))
+    if refused:
+        print(f"warpcheck {a.verb}: error: {len(refused)} of {len(names)} entries refused; first: {refused[0]}",
+              file=sys.stderr)
+        return 2
+    return 0
+
+
 # -- cfg ------------------------------------------------------------------
 def _cfg(a: argparse.Namespace) -> int:
-    kernel = load_kernel(a.kernel, a.entry)
+    if a.dot and (a.all_entries or len(a.entry or []) > 1):
+        raise ConfigError("--dot writes the CFG of one entry; give a single --entry with --dot")
+    return each_entry(a, _cfg_one)
+
+
+def _cfg_one(a: argparse.Namespace, kernel: Kernel) -> tuple[dict, str]:
     start = time.perf_counter()
     wcfg = _warp_cfg(a, kernel)
-    other = build_warp_cfg(kernel, a.no_value_agreement, a.threads, a.max_states)
+    other = _nodes_other_mode(a, kernel)
     seconds = time.perf_counter() - start
     cost = _cost_model(a)
     nodes = [n for n in wcfg.graph.nodes if n != END]
-    dot = to_dot(wcfg, cost) if a.dot else None
-    if a.json:
-        print(json.dumps({
-            "kernel": kernel.name, "value_agreement": wcfg.value_agreement, "blocks": len(wcfg.cfg.blocks),
-            "nodes": [{"id": n, "block": wcfg.label(n), "stack": describe(wcfg.graph.nodes[n]["stack"]),
-                       "cost": _node_cost(wcfg, n, cost)} for n in nodes],
-            "edges": [{"from": u, "to": v, "kinds": sorted(d["kinds"])} for u, v, d in wcfg.graph.edges(data=True)],
-            "nodes_other_mode": other.graph.number_of_nodes() - 1, "branches": _branches(wcfg), "seconds": seconds}))
-    else:
-        print(_cfg_report(wcfg, other, cost, seconds))
-    if dot is not None:
-        atomic_write_text(a.dot, dot, "DOT file")
-    return 0
+    if a.dot:
+        atomic_write_text(a.dot, to_dot(wcfg, cost), "DOT file")
+    obj = {"kernel": kernel.name, "value_agreement": wcfg.value_agreement, "blocks": len(wcfg.cfg.blocks),
+           "nodes": [{"id": n, "block": wcfg.label(n), "stack": describe(wcfg.graph.nodes[n]["stack"]),
+                      "cost": _node_cost(wcfg, n, cost)} for n in nodes],
+           "edges": [{"from": u, "to": v, "kinds": sorted(d["kinds"])} for u, v, d in wcfg.graph.edges(data=True)],
+           "nodes_other_mode": other, "branches": _branches(wcfg), "seconds": seconds}
+    return obj, _cfg_report(wcfg, other, cost, seconds)
+
+
+def _nodes_other_mode(a: argparse.Namespace, kernel: Kernel) -> int | None:
+    """Nodes of the warp-level CFG with value agreement the other way; None past the state limit."""
+    try:
+        return build_warp_cfg(kernel, a.no_value_agreement, a.threads, a.max_states).graph.number_of_nodes() - 1
+    except StateLimit:
+        return None
 
 
 def _node_cost(wcfg: WarpCFG, node: int, cost: CostModel) -> int:
     return wcfg.cfg.block_cost(wcfg.cfg.blocks[wcfg.block(node)], cost)
 
 
-def _cfg_report(wcfg: WarpCFG, other: WarpCFG, cost: CostModel, seconds: float) -> str:
+def _cfg_report(wcfg: WarpCFG, other: int | None, cost: CostModel, seconds: float) -> str:
     from tabulate import tabulate
 
     va = "on" if wcfg.value_agreement else "off"
@@ -150,7 +262,8 @@ def _cfg_report(wcfg: WarpCFG, other: WarpCFG, cost: CostModel, seconds: float) 
         rows.append([n, wcfg.label(n), describe(wcfg.graph.nodes[n]["stack"]), _node_cost(wcfg, n, cost), succ])
     lines = [f"kernel {wcfg.kernel.name}: {len(wcfg.cfg.blocks)} blocks, warp-level CFG {len(rows)} nodes, "
              f"{wcfg.graph.number_of_edges()} edges (value agreement {va}; "
-             f"{other.graph.number_of_nodes() - 1} nodes with it {'off' if wcfg.value_agreement else 'on'}), "
+             f"{'more than --max-states' if other is None else other} nodes with it "
+             f"{'off' if wcfg.value_agreement else 'on'}), "
              f"{seconds:.2f} s",
              tabulate(rows, headers=["node", "block", "abstract stack (top first)", "cost", "successors"]),
              "", _branch_table(wcfg)]
@@ -184,19 +297,21 @@ def to_dot(wcfg: WarpCFG, cost: CostModel) -> str:
 
 # -- wcet -----------------------------------------------------------------
 def _wcet(a: argparse.Namespace) -> int:
-    from warpcheck.encodings.kernels.ipet import wcet
-
-    kernel = load_kernel(a.kernel, a.entry)
     if a.max_loop_bound is not None and a.max_loop_bound < 0:
         raise ConfigError(f"--max-loop-bound is {a.max_loop_bound!r}; use a non-negative integer")
+    return each_entry(a, _wcet_one)
+
+
+def _wcet_one(a: argparse.Namespace, kernel: Kernel) -> tuple[dict, str]:
+    from warpcheck.encodings.kernels.ipet import wcet
+
     bounds, cost = _bounds(a), _cost_model(a)
     start = time.perf_counter()
     wcfg = _warp_cfg(a, kernel)
     result, prob = wcet(wcfg, bounds, a.max_loop_bound, cost, cross_check=not a.no_cross_check)
     seconds = time.perf_counter() - start
     out = _wcet_json(wcfg, result, prob, cost, seconds, not a.no_cross_check)
-    print(json.dumps(out) if a.json else _wcet_report(out))
-    return 0
+    return out, _wcet_report(out)
 
 
 def _wcet_json(wcfg: WarpCFG, result, prob, cost: CostModel, seconds: float, checked: bool) -> dict:
@@ -297,10 +412,12 @@ def register(sub) -> None:
     p = sub.add_parser("cfg", help="print the warp-level CFG of a kernel", formatter_class=fmt,
                        description="Build the warp-level CFG (blocks paired with abstract activation stacks).",
                        epilog="example:\n  warpcheck cfg examples/kernels/reduction.ptx --dot reduce.dot\n"
+                              "  warpcheck cfg examples/corpus/dmath.ptx --all-entries --json\n"
                               "  warpcheck cfg examples/sass/slides.sass --no-value-agreement")
-    _add_common(p)
+    _add_common(p, several=True)
     _add_analysis(p)
     _add_cost(p)
+    _add_timeout(p)
     p.add_argument("--dot", metavar="FILE", help="also write the warp-level CFG as Graphviz DOT")
     p.set_defaults(func=_cfg)
 
@@ -308,12 +425,14 @@ def register(sub) -> None:
                        description="Bound the execution time of one warp with IPET over the warp-level CFG "
                                    "(Z3 Optimize, cross-checked with HiGHS).",
                        epilog="example:\n  warpcheck wcet examples/kernels/kmeans.ptx --max-loop-bound 8\n"
+                              "  warpcheck wcet examples/corpus/dmath.ptx --entry growth --entry saxpy --max-loop-bound 16\n"
                               "  warpcheck wcet k.ptx --loop-bound '$L__BB0_3=16' --bounds k.toml --json\n"
                               "a loop bound N: each thread executes the loop header at most N times per "
                               "entry into the loop")
-    _add_common(p)
+    _add_common(p, several=True)
     _add_analysis(p)
     _add_cost(p)
+    _add_timeout(p)
     p.add_argument("--loop-bound", action="append", metavar="LABEL=N", help="bound of the loop headed by LABEL")
     p.add_argument("--bounds", metavar="FILE.toml", help="loop bounds from a TOML file ([loops] LABEL = N)")
     p.add_argument("--max-loop-bound", type=int, metavar="N", help="bound of every loop not named")
@@ -335,6 +454,5 @@ def register(sub) -> None:
     p.add_argument("--max-steps", type=int, default=100000, metavar="N",
                    help="give up after N blocks, as bad input (default 100000, about 30 s: about 3,000 blocks run "
                         "per second, so a kernel that never ends meets this before the default --timeout)")
-    p.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="S",
-                   help="seconds before TIMEOUT, set-up included (default 60)")
+    _add_timeout(p)
     p.set_defaults(func=_simt)

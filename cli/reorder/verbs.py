@@ -6,6 +6,7 @@ import json
 import re
 
 from warpcheck.cli.kernels.verbs import load_kernel
+from warpcheck.cli.options import positive_seconds
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.reorder.l1 import STORE_POLICIES, L1Spec, parse_cache
@@ -144,6 +145,8 @@ def register(sub) -> None:
                               "stops (exit 2)")
     add_kernel_options(p)
     p.add_argument("--cache", metavar="SIZE:WAYS", help="also replay the L1 in the static order (e.g. 16K:4)")
+    p.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="S",
+                   help="seconds for the whole run, set-up included, before TIMEOUT, exit 4 (default 60)")
     p.set_defaults(func=_analyze)
     from warpcheck.cli.reorder import prove as reorder_prove
 

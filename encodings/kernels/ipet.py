@@ -74,8 +74,10 @@ def build_problem(wcfg: WarpCFG, bounds: Mapping[str, int], default_bound: int |
     calls = [ins for ins in wcfg.kernel.instructions if ins.base == "call"]
     if calls:
         callee = _callee_name(calls[0])
-        raise ConfigError(f"kernel {wcfg.kernel.name!r} calls {callee!r} (line {calls[0].line}), which has no body in "
-                          f"the module (an .extern or a prototype only, or an indirect call), so its cost is unknown")
+        raise ConfigError(f"{wcfg.kernel.where(calls[0])}: kernel {wcfg.kernel.name!r} calls {callee!r}, which has "
+                          f"no body in the module (an .extern or a prototype only, an OptiX intrinsic, or an indirect call), "
+                          f"so its cost "
+                          f"is unknown; supported: calls of .func functions defined in the module (inlined)")
     if END not in nx.descendants(g, wcfg.entry):
         raise ConfigError(f"a warp running kernel {wcfg.kernel.name!r} never finishes (no path reaches the exit); "
                           f"every loop needs a way out")
@@ -184,12 +186,21 @@ def _refuse_iteration_while_waiting(wcfg: WarpCFG, g: nx.DiGraph, region: frozen
         return
     for u, v in g.subgraph(region).edges:
         if not wcfg.graph.edges[u, v]["shrinks"]:
-            raise ConfigError(f"kernel {wcfg.kernel.name!r}: in the loop headed by {label!r}, a group iterates while "
+            raise ConfigError(f"{_at_label(wcfg, label)}kernel {wcfg.kernel.name!r}: in the loop headed by {label!r}, a group iterates while "
                               f"another waits inside the loop ({wcfg.describe(waiting)}), and later other threads "
                               f"resume ({wcfg.describe(u)} -> {wcfg.describe(v)}); IPET cannot bound such a loop "
                               f"soundly (the abstract stack forgets exited threads), so it is refused; reconverge the "
                               f"groups inside the iteration (an SSY before the divergent branch, or the exit after the "
                               f"loop)")
+
+
+def _at_label(wcfg: WarpCFG, label: str) -> str:
+    """``FILE:LINE:COL: `` of the first instruction of the block ``label`` heads ("" when unknown)."""
+    kernel = wcfg.kernel
+    pc = kernel.labels.get(label)
+    if pc is None or pc >= len(kernel.instructions) or not kernel.instructions[pc].line:
+        return ""
+    return kernel.where(kernel.instructions[pc]) + ": "
 
 
 def _callee_name(ins) -> str:
@@ -204,7 +215,7 @@ def _bound(wcfg: WarpCFG, label: str, bounds, default_bound) -> int:
     if label in bounds or aliases:
         return bounds[label] if label in bounds else bounds[aliases[0]]
     if default_bound is None:
-        raise ConfigError(f"the loop with header {label!r} in kernel {wcfg.kernel.name!r} has no bound; "
+        raise ConfigError(f"{_at_label(wcfg, label)}the loop with header {label!r} in kernel {wcfg.kernel.name!r} has no bound; "
                           f"give --loop-bound '{label}=N' or --max-loop-bound N")
     return default_bound
 

@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Mapping
 
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.kernels.simt_stack import NIL, REC, Stack
+from warpcheck.models.kernels.simt_stack import NIL, REC, Entry, Stack
 
 Facts = Mapping[int, frozenset]  # group mask (over atoms) -> registers that may differ in the group
 
@@ -46,20 +46,30 @@ def canonical(stack: Stack, facts: Mapping | None = None) -> tuple[Stack, dict]:
 
     Facts are frozensets or bitsets (ints): anything with ``|``.
     """
-    union = 0
-    for e in stack:
-        union |= e.mask
-    member = {a: tuple(e.mask >> a & 1 for e in stack) for a in atoms_of(union)}
-    classes = sorted(set(member.values()), reverse=True)
-    new_bit = {a: 1 << classes.index(member[a]) for a in member}
+    n = len(stack)
+    member: dict[int, int] = {}  # atom bit -> the entries holding it, entry 0 as the highest bit
+    for j, e in enumerate(stack):
+        m, bit = e.mask, 1 << (n - 1 - j)
+        while m:
+            low = m & -m
+            member[low] = member.get(low, 0) | bit
+            m ^= low
+    classes = {c: 1 << i for i, c in enumerate(sorted(set(member.values()), reverse=True))}
+    new_bit = {a: classes[c] for a, c in member.items()}
+    remapped: dict[int, int] = {}
 
     def remap(mask: int) -> int:
-        out = 0
-        for a in atoms_of(mask):
-            out |= new_bit.get(a, 0)
+        out = remapped.get(mask)
+        if out is None:
+            out, m = 0, mask
+            while m:
+                low = m & -m
+                out |= new_bit.get(low, 0)
+                m ^= low
+            remapped[mask] = out
         return out
 
-    new_stack = tuple(replace(e, mask=remap(e.mask)) for e in stack)
+    new_stack = tuple(Entry(e.pc, remap(e.mask), e.kind, e.rpc) for e in stack)
     if new_stack and new_stack[-1].kind == REC:  # a running entry's type has no effect; reconverged == never split
         new_stack = new_stack[:-1] + (replace(new_stack[-1], kind=NIL),)
     new_facts: dict = {}

@@ -95,8 +95,9 @@ class KernelCFG:
         self.kernel = kernel
         for ins in kernel.instructions:
             if ins.base == "brx":
-                raise ConfigError(f"kernel {kernel.name!r} line {ins.line}: {ins.opcode} (an indirect branch through "
-                                  f"a .branchtargets table) is not supported; compile the switch without a jump table")
+                raise ConfigError(f"{kernel.where(ins)}: kernel {kernel.name!r}: {ins.opcode} (an indirect branch "
+                                  f"through a .branchtargets table) is not supported; supported: direct branches "
+                                  f"(compile the switch without a jump table)")
         self.blocks = _split_blocks(kernel)
         self.block_at = {b.start: b.index for b in self.blocks}
         self.graph = self._build_graph()

@@ -37,7 +37,8 @@ class Instruction:
     ``latency`` (an override of the class latency), ``line`` (the source
     line, for messages) and ``unit`` (a latency class of its own, such as
     ``tensor`` or ``cp_async``, see :mod:`warpcheck.models.kernels.opcodes`;
-    empty: its class's latency).
+    empty: its class's latency) and ``column`` (where the statement starts
+    on its line; 0 when unknown).  ``text`` is the statement as written.
     """
 
     opcode: str
@@ -52,6 +53,7 @@ class Instruction:
     latency: int | None = None
     line: int = 0
     unit: str = ""
+    column: int = 0
 
     def __post_init__(self) -> None:
         class_index(self.cls)
@@ -74,7 +76,8 @@ class Kernel:
     ``"ptx"`` (reconvergence at immediate post-dominators, as GPGPU-Sim does)
     or ``"sass"`` (explicit SSY / SYNC, as on Pascal).  ``symbols`` maps the
     variables the module and the kernel declare (arrays, the local depot) to
-    their state space (``global``, ``shared``, ``local``, ``const``).
+    their state space (``global``, ``shared``, ``local``, ``const``);
+    ``filename`` is the file it was read from ("" when built in memory).
     """
 
     name: str
@@ -83,6 +86,7 @@ class Kernel:
     params: tuple[str, ...] = ()
     syntax: str = "ptx"
     symbols: Mapping[str, str] = field(default_factory=dict)
+    filename: str = ""
 
     def __post_init__(self) -> None:
         if not self.instructions:
@@ -114,3 +118,8 @@ class Kernel:
 
     def __len__(self) -> int:
         return len(self.instructions)
+
+    def where(self, ins: Instruction) -> str:
+        """Where ``ins`` was written: ``FILE:LINE:COL`` (as much of it as the front end knew)."""
+        parts = [self.filename or "line", str(ins.line)] + ([str(ins.column)] if ins.column else [])
+        return ":".join(parts) if self.filename else " ".join(parts[:2]) + (f":{ins.column}" if ins.column else "")

@@ -54,15 +54,15 @@ class Mutant:
 
 # -- the parser's classes -----------------------------------------------------
 def _global_load_as_alu(make):
-    def patched(op, args, guard, line, lineno, spec):
-        ins = make(op, args, guard, line, lineno, spec)
+    def patched(op, args, guard, line, lineno, spec, column=0):
+        ins = make(op, args, guard, line, lineno, spec, column)
         return replace(ins, cls="int") if ins.base == "ld" and ins.space in ("global", "generic") else ins
     return patched
 
 
 def _cp_async_as_int(make):
-    def patched(op, args, guard, line, lineno, spec):
-        ins = make(op, args, guard, line, lineno, spec)
+    def patched(op, args, guard, line, lineno, spec, column=0):
+        ins = make(op, args, guard, line, lineno, spec, column)
         return replace(ins, cls="int", unit="") if op.startswith("cp.async.c") else ins
     return patched
 

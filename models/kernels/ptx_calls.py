@@ -29,12 +29,12 @@ from warpcheck.models.errors import InputFileError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
 
 MAX_INLINED = 200000  # instructions of one kernel after inlining
-_CALL = re.compile(r"^(?:@!?%[\w.$]+\s+)?call(?:\.uni)?\s+(?:\((?P<rets>[^)]*)\)\s*,\s*)?(?P<callee>[A-Za-z_$][\w$]*)"
-                   r"\s*(?:,\s*\((?P<args>[^)]*)\))?\s*(?:,\s*[\w$]+\s*)?;$")
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _REG = re.compile(r"%[A-Za-z_$][\w$]*")
-_SPECIAL = re.compile(r"%(tid|ntid|laneid|warpid|nwarpid|ctaid|nctaid|smid|nsmid|gridid|lanemask_\w+|clock(64|_hi)?|"
-                      r"globaltimer(_lo|_hi)?|pm\d+(_64)?|envreg\d+|\w*smem_size|reserved_smem_offset\w*|"
-                      r"is_explicit_cluster|cluster\w*|current_graph_exec)$")
+SPECIAL_REGISTER = re.compile(r"%(tid|ntid|laneid|warpid|nwarpid|ctaid|nctaid|smid|nsmid|gridid|lanemask_\w+|"
+                              r"clock(64|_hi)?|globaltimer(_lo|_hi)?|pm\d+(_64)?|envreg\d+|\w*smem_size|"
+                              r"reserved_smem_offset\w*|is_explicit_cluster|n?cluster\w*|current_graph_exec)$")
+_SPECIAL = SPECIAL_REGISTER
 _SLOT = re.compile(r"^\[\s*(?P<name>[A-Za-z_$][\w$]*)\s*(?:\+\s*(?P<off>\d+))?\s*\]$")
 
 
@@ -48,12 +48,22 @@ class CallSite:
 
 
 def call_site(ins: Instruction) -> CallSite | None:
-    """The call site of a ``call`` instruction, or None for an indirect or unreadable call."""
-    m = _CALL.match(" ".join(ins.text.split()))
-    if ins.base != "call" or m is None:
+    """The call site of a ``call`` instruction, or None for an indirect or unreadable call.
+
+    Its operands are ``[(rets),] callee[, (args)][, prototype]`` (see the PTX front end).
+    """
+    ops = ins.srcs
+    rets = ops[0] if ops and ops[0].startswith("(") else None
+    rest = ops[1:] if rets is not None else ops
+    if ins.base != "call" or not rest or not _NAME.fullmatch(rest[0]):
         return None
-    names = [tuple(x.strip() for x in (m.group(g) or "").split(",") if x.strip()) for g in ("args", "rets")]
-    return CallSite(m.group("callee"), names[0], names[1])
+    args = rest[1] if len(rest) > 1 and rest[1].startswith("(") else "()"
+    return CallSite(rest[0], _names(args), _names(rets or "()"))
+
+
+def _names(group: str) -> tuple[str, ...]:
+    """The names of a parenthesised call list ``(a, b)``."""
+    return tuple(x.strip() for x in group.strip()[1:-1].split(",") if x.strip())
 
 
 @dataclass(frozen=True)
@@ -96,16 +106,16 @@ class _Inliner:
             self._check(kernel, ins, site, chain)
             self._splice(out, labels, ins, site, chain)
         symbols = {**self.symbols, **kernel.symbols}
-        return Kernel(kernel.name, tuple(out), labels, kernel.params, kernel.syntax, symbols)
+        return Kernel(kernel.name, tuple(out), labels, kernel.params, kernel.syntax, symbols, kernel.filename)
 
     def _check(self, kernel: Kernel, ins: Instruction, site: CallSite, chain: tuple[str, ...]) -> None:
         if site.callee in chain:
             path = " -> ".join(chain[chain.index(site.callee):] + (site.callee,))
-            raise InputFileError(f"{self.module.filename}:{ins.line}: call of {site.callee!r} is recursive ({path}); "
+            raise InputFileError(f"{kernel.where(ins)}: call of {site.callee!r} is recursive ({path}); "
                                  f"recursive calls cannot be inlined, so kernel code reaching it is not analysed")
         callee = self.module.functions[site.callee]
         if len(site.args) != len(callee.params) or len(site.rets) != len(self.module.returns[site.callee]):
-            raise InputFileError(f"{self.module.filename}:{ins.line}: call of {site.callee!r} passes {len(site.args)} "
+            raise InputFileError(f"{kernel.where(ins)}: call of {site.callee!r} passes {len(site.args)} "
                                  f"arguments and {len(site.rets)} return values; the function takes "
                                  f"{len(callee.params)} and {len(self.module.returns[site.callee])}")
 
@@ -133,7 +143,7 @@ class _Inliner:
             out.extend(_slot_moves(ins, set(names), names) if ins.space in ("param", "local") else [ins])
         labels[back] = len(out)
         if len(out) > MAX_INLINED:
-            raise InputFileError(f"{self.module.filename}:{call.line}: inlining {site.callee!r} makes the kernel "
+            raise InputFileError(f"{self.module.filename}:{call.line}:{call.column}: inlining {site.callee!r} makes the kernel "
                                  f"longer than {MAX_INLINED} instructions; it is too large to analyse")
 
 
@@ -146,7 +156,8 @@ def _labels_at(kernel: Kernel) -> dict[int, list[str]]:
 
 def _branch(guard: str | None, target: str, origin: Instruction) -> Instruction:
     text = f"{'@' + guard + ' ' if guard else ''}bra.uni {target}; // inlined call, line {origin.line}"
-    return Instruction("bra.uni", (), (), guard, target, "branch", text, None, None, None, origin.line)
+    return Instruction("bra.uni", (), (), guard, target, "branch", text, None, None, None, origin.line, "",
+                       origin.column)
 
 
 def _rename(ins: Instruction, suffix: str) -> Instruction:
@@ -159,8 +170,7 @@ def _rename(ins: Instruction, suffix: str) -> Instruction:
 
     return replace(ins, dst=tuple(map(ren, ins.dst)), srcs=tuple(map(ren, ins.srcs)),
                    guard=None if ins.guard is None else ren(ins.guard),
-                   target=None if ins.target is None else ins.target + suffix,
-                   text=ren(ins.text) if ins.target is None else ren(ins.text).replace(ins.target, ins.target + suffix))
+                   target=None if ins.target is None else ins.target + suffix)  # text: as written in the callee
 
 
 def _slot_moves(ins: Instruction, slots: set[str], names: Mapping[str, str]) -> list[Instruction]:
@@ -181,7 +191,7 @@ def _slot_moves(ins: Instruction, slots: set[str], names: Mapping[str, str]) -> 
         dst, src = (value, slot) if ins.base == "ld" else (slot, value)
         text = f"mov.{dtype} {dst}, {src}; // {' '.join(ins.text.split())}"
         moves.append(Instruction(f"mov.{dtype}", (dst,), (src,), ins.guard, None, "int", text, None, dtype,
-                                 None, ins.line))
+                                 None, ins.line, "", ins.column))
     return moves
 
 

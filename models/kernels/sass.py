@@ -78,7 +78,7 @@ def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
             raise InputFileError(f"{filename}:{ins.line}:{col}: {ins.opcode} branches to unknown label "
                                  f"{ins.target!r}; define the label or fix the branch")
     _check_syncs(instructions, labels, filename)
-    return [Kernel(name, tuple(instructions), labels, tuple(params), syntax="sass")]
+    return [Kernel(name, tuple(instructions), labels, tuple(params), syntax="sass", filename=filename)]
 
 
 def _check_syncs(instructions: list[Instruction], labels: dict[str, int], filename: str) -> None:
@@ -145,7 +145,8 @@ def _instruction(text: str, raw: str, filename: str, lineno: int) -> Instruction
     else:
         dst, srcs = (args[0],), tuple(args[1:])
     cls = "fdiv" if base == "MUFU" and "RCP" in op else spec.cls
-    return Instruction(op, dst, srcs, guard, target, cls, text, spec.space or None, None, None, lineno, spec.unit)
+    return Instruction(op, dst, srcs, guard, target, cls, text, spec.space or None, None, None, lineno, spec.unit,
+                       column)
 
 
 def format_sass(kernel: Kernel) -> str:

@@ -29,6 +29,10 @@ from warpcheck.models.kernels.value_agreement import RegisterBits, per_lane_load
 END = "END"
 
 
+class StateLimit(ConfigError):
+    """The warp-level CFG grows past its state limit (bad input: raise the limit or simplify the kernel)."""
+
+
 @dataclass
 class WarpCFG:
     """The warp-level CFG of one kernel: node ids -> (block, abstract stack)."""
@@ -83,15 +87,16 @@ class _Builder:
         self.graph = nx.DiGraph(index={})
         self.facts: dict[int, dict] = {}
         self.branches: dict[int, dict] = {}
-        self.work: list[int] = []
+        self.work: list[int] = []   # nodes whose facts grew since they were processed
+        self.fresh: list[int] = []  # nodes never processed: first, so the state count grows early
         self.bits = RegisterBits(kernel, per_lane_loads(kernel) if va else frozenset())
 
     def run(self) -> WarpCFG:
         stack, facts = canonical(st.initial(1), {1: 0})
         entry = self._visit(stack, facts)
         self.graph.add_node(END, block=None, stack=())
-        while self.work:
-            node = self.work.pop()
+        while self.fresh or self.work:
+            node = self.fresh.pop() if self.fresh else self.work.pop()
             self.queued.discard(node)
             self._process(node)
         for pc, ins in enumerate(self.kernel.instructions):
@@ -105,13 +110,13 @@ class _Builder:
         index = self.graph.graph["index"]
         if stack not in index:
             if len(index) >= self.max_states:
-                raise ConfigError(f"the warp-level CFG of kernel {self.kernel.name!r} exceeds {self.max_states} "
+                raise StateLimit(f"the warp-level CFG of kernel {self.kernel.name!r} exceeds {self.max_states} "
                                   f"states; raise the limit or simplify the kernel's divergence")
             node = len(index)
             index[stack] = node
             self.graph.add_node(node, block=self.cfg.block_of_pc(stack[-1].pc), stack=stack)
             self.facts[node] = dict(facts)
-            self.work.append(node)
+            self.fresh.append(node)
             self.queued.add(node)
             return node
         node = index[stack]

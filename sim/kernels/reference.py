@@ -61,7 +61,7 @@ def thread_paths(kernel: Kernel, inputs: WarpInputs, threads: int, warp: int = 0
     """Every thread of warp ``warp`` run alone (``%tid.x = warp * threads + lane``)."""
     for ins in kernel.instructions:
         if ins.opcode.lower().startswith(_WARP_WIDE):
-            raise ConfigError(f"line {ins.line}: {ins.opcode} exchanges values between threads; the one-thread "
+            raise ConfigError(f"{kernel.where(ins)}: {ins.opcode} exchanges values between threads; the one-thread "
                               "reference cannot run it")
     return [_run_alone(kernel, inputs, lane, threads, warp, max_steps) for lane in range(threads)]
 

@@ -68,10 +68,12 @@ class Undecided:
     line: int
     what: str
     text: str
+    column: int = 0
 
     def describe(self, filename: str) -> str:
-        """One line naming the point: where, what, which warp."""
-        return (f"{filename}:{self.line}: {self.what} of {self.text!r} depends on loaded data "
+        """One line naming the point: where (FILE:LINE:COL), what, which warp."""
+        where = f"{filename}:{self.line}" + (f":{self.column}" if self.column else "")
+        return (f"{where}: {self.what} of {self.text!r} depends on loaded data "
                 f"(block {list(self.block)}, warp {self.warp}); a static analyzer cannot decide it")
 
 
@@ -137,7 +139,7 @@ def _refuse_unsupported(kernel: Kernel) -> None:
     for ins in kernel.instructions:
         what = _unsupported(ins)
         if what is not None:
-            raise ConfigError(f"line {ins.line}: {' '.join(ins.text.split())!r} is {what}, which the analyzer "
+            raise ConfigError(f"{kernel.where(ins)}: {' '.join(ins.text.split())!r} is {what}, which the analyzer "
                               f"does not support; remove it from kernel {kernel.name!r} (it lists "
                               f"ld/ldu/st, wmma.load/store, cp.async and cp.async.bulk)")
 
@@ -221,8 +223,9 @@ def _run(kernel: Kernel, grid: Dim3, block: Dim3, b: Dim3, w: int, params: dict,
     lanes = [_thread(lane, w, block, inputs) for lane in range(min(WARP_SIZE, total - w * WARP_SIZE))]
     run = _WarpRun(kernel, machine, lanes)
     stop = _walk(run, KernelCFG(kernel), (1 << len(lanes)) - 1, max_steps, line_bytes)
-    undecided = None if stop is None else Undecided(b, w, stop[0], kernel.instructions[stop[0]].line, stop[1],
-                                                     " ".join(kernel.instructions[stop[0]].text.split()))
+    at = None if stop is None else kernel.instructions[stop[0]]
+    undecided = None if at is None or stop is None else Undecided(b, w, stop[0], at.line, stop[1],
+                                                                  " ".join(at.text.split()), at.column)
     return WarpStream(b, w, tuple(run.accesses), tuple(run.trace)), undecided
 
 
@@ -287,7 +290,7 @@ def _record(run: _WarpRun, ins: Instruction, pc: int, holds: list[int], line_byt
     regions = [r for i in holds for r in _regions(run.machine, run.lanes[i], ins)]
     big = next((n for _, n in regions if n > MAX_COPY_BYTES), None)
     if big is not None:
-        raise ConfigError(f"line {ins.line}: {' '.join(ins.text.split())!r} copies {big} bytes; the analyzer lists "
+        raise ConfigError(f"{run.kernel.where(ins)}: {' '.join(ins.text.split())!r} copies {big} bytes; the analyzer lists "
                           f"copies of at most {MAX_COPY_BYTES} bytes (check the size operand or the parameters)")
     lines = tuple(sorted({line for a, n in regions if n > 0 for line in _lines(a, n, line_bytes)}))
     if lines:
