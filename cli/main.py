@@ -29,6 +29,7 @@ VERB_MODULES = [
     "warpcheck.cli.kernels.verbs",
     "warpcheck.cli.reorder.verbs",
     "warpcheck.cli.qaws.verbs",
+    "warpcheck.cli.sweep.verbs",
 ]
 
 EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR (a bug of
