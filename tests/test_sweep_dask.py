@@ -54,6 +54,8 @@ def test_a_worker_killed_mid_sweep_loses_no_run_and_doubles_none(tmp_path, capsy
         warnings.simplefilter("ignore")  # the cluster warns, in its own threads, about the worker it lost
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                       silence_logs=50) as cluster:
+            for nanny in cluster.workers.values():  # the killed worker stays dead: the live one must redo its run
+                nanny.auto_restart = False
             killed: dict = {}
             killer = threading.Thread(target=_kill_a_busy_worker, args=(cluster, killed))
             killer.start()
