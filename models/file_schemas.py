@@ -243,6 +243,6 @@ def _allowed(err: Any) -> str:
 
 def _fields_at(schema: type[BaseModel], loc: tuple) -> list[str]:
     """The keys allowed at ``loc`` (a nested record's, or the top level's)."""
-    nested = {"initial_ibuffer": InstrRecord, "streams": InstrRecord, "grid": SweepGrid}
+    nested: dict[str, type[BaseModel]] = {"initial_ibuffer": InstrRecord, "streams": InstrRecord, "grid": SweepGrid}
     model = nested.get(loc[0], schema) if loc else schema
     return list(model.model_fields)
