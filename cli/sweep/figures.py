@@ -41,6 +41,9 @@ def _log(ax: Any, which: str, base: int = 10) -> None:
     """Log scales, without minor ticks (they would double the drawing time and add no reading)."""
     if "x" in which:
         ax.set_xscale("log", base=base)
+        if base != 10:  # 2, 4, 8 rather than 2^1, 2^2, 2^3
+            from matplotlib.ticker import ScalarFormatter
+            ax.xaxis.set_major_formatter(ScalarFormatter())
     if "y" in which:
         ax.set_yscale("log", base=base)
     ax.minorticks_off()
@@ -263,7 +266,7 @@ def proof_time(store: Any, out: str) -> Drawn:
         line = ax.plot([r["warps"] for r in points], [r["seconds"] for r in points], "-", label=label)[0]
         for r in points:
             ax.plot(r["warps"], r["seconds"], STATUS_MARKER.get(r["status"], "."), color=line.get_color())
-    _log(ax, "y")
+    ax.set_yscale("log")  # with its minor ticks: proof times often span less than a decade
     ax.set_xlabel("W (warps)")
     ax.set_ylabel("proof time (s)")
     ax.set_title("Proof time against W (o PASS, x FAIL, ^ TIMEOUT, s UNKNOWN)")
