@@ -170,7 +170,7 @@ class SweepGrid(_Strict):
 class SweepFile(SweepGrid):
     """A sweep (``warpcheck sweep``): one verb's runs over the product of named axes, in one or more grids."""
 
-    verb: str = Field(min_length=1, max_length=100)  # with its action: "simulate", "qaws wcrt", "reorder analyze"
+    verb: str = Field(min_length=1, max_length=100)  # with its action: "simulate", "qaws wcrt", "reorder simulate"
     description: str = ""
     arguments: list[str] = Field(default=[], max_length=16)  # positional arguments; "{axis}" takes the value
     store: str | None = Field(default=None, min_length=1)  # default store, relative to the working folder

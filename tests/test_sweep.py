@@ -197,16 +197,60 @@ def test_swas_table2_is_interrupted_by_a_signal_and_resumed(sig, code, tmp_path)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     argv = [sys.executable, "-m", "warpcheck.cli", "sweep", str(ROOT / "examples/sweeps/swas-table2.toml"),
             "--store", str(tmp_path / "t2.duckdb")]
-    proc = subprocess.Popen(argv, cwd=ROOT, stderr=subprocess.PIPE, text=True, env=env)
-    assert proc.stderr is not None
-    for line in proc.stderr:
-        if line.startswith("  .. 3/72 done"):
-            break
-    proc.send_signal(sig)
-    rest = proc.stderr.read()
-    assert proc.wait(timeout=60) == code, rest
+    with subprocess.Popen(argv, cwd=ROOT, stderr=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.startswith("  .. 3/72 done"):
+                break
+        proc.send_signal(sig)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == code, rest
     kept = int(rest.split(" run(s) finished and kept")[0].split()[-1])
     assert kept >= 3
     again = subprocess.run([*argv, "--json"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
     report = json.loads(again.stdout)
     assert again.returncode == 0 and report["already"] == kept and report["ran"] == 72 - kept
+
+
+def test_any_verb_sweeps_without_code_of_its_own(tmp_path, capsys, monkeypatch):
+    """wcet, whose result is one object (no `runs` list): one CSV row per run, the verb's keys as columns."""
+    monkeypatch.chdir(ROOT)
+    text = 'verb = "wcet"\narguments = ["examples/sass/{kernel}.sass"]\n[axes]\nkernel = ["loop", "slides"]\n'
+    store, out = str(tmp_path / "w.duckdb"), str(tmp_path / "w.csv")
+    assert main(["sweep", write(tmp_path, text), "--store", store, "--jobs", "1", "--csv", out, "--quiet"]) == 0
+    rows = {r["param.kernel"]: r for r in csv.DictReader(io.StringIO(Path(out).read_text()))}
+    for kernel, row in rows.items():
+        assert main(["wcet", f"examples/sass/{kernel}.sass", "--json"]) == 0  # the same run, by hand
+        assert row["result.wcet"] == str(json.loads(capsys.readouterr().out.splitlines()[-1])["wcet"])
+    assert sorted(rows) == ["loop", "slides"]
+
+
+SMALL_SWEEPS = {  # the example sweeps cut down: (file, replacements that shrink them)
+    "swas-table2.toml": [('workload = ["blackscholes", "hotspot", "hotspot3D", "kmeans", "psort", "sgemm"]',
+                          'workload = ["psort", "sgemm"]'), ("warps = 8", "warps = 4")],
+    "swas-ratio.toml": [('workload = ["blackscholes", "hotspot", "hotspot3D", "kmeans", "psort", "sgemm"]',
+                         'workload = ["sgemm"]'), ("[2, 4, 8, 16, 32]", "[2, 4]")],
+    "makespan-fig6.toml": [("warps = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 600]",
+                            "warps = [1, 2, 4, 8]")],
+    "qaws-pairs.toml": [("scale = 0.25", "scale = 0.05")],
+    "proof-time.toml": [("warps = [2, 3, 4, 5, 6, 8]", "warps = [2]")],
+}
+FIGURES_OF = {"swas-table2.toml": ["swas-ipc", "error-rate", "table2"], "swas-ratio.toml": ["ipc-ratio"],
+              "makespan-fig6.toml": ["makespan-vs-w"], "qaws-pairs.toml": ["qaws-reduction"],
+              "proof-time.toml": ["proof-time"]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SMALL_SWEEPS))
+def test_each_example_sweep_draws_its_figures(name, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "examples" / "sweeps" / name).read_text()
+    for old, new in SMALL_SWEEPS[name]:
+        assert old in text
+        text = text.replace(old, new)
+    store = str(tmp_path / "s.duckdb")
+    assert main(["sweep", write(tmp_path, text, name), "--store", store, "--quiet"]) == 0
+    for figure in FIGURES_OF[name]:
+        assert main(["plot", store, "--figure", figure, "--out", str(tmp_path), "--json"]) == 0, figure
+        drawn = json.loads(capsys.readouterr().out.splitlines()[-1])
+        assert drawn["values"] and all(Path(f).stat().st_size > 200 for f in drawn["files"])
