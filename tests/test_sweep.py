@@ -155,7 +155,8 @@ def test_plot_and_export_refuse_bad_input_in_one_line(argv, says, tmp_path, caps
     assert says in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_makespan_figure_and_table2_are_drawn_from_the_store(tmp_path, capsys):
+@pytest.mark.slow  # matplotlib costs seconds; test_table2_divides_swas_ipc_by_the_baselines keeps plot in the suite
+def test_makespan_figure_is_drawn_from_the_store(tmp_path, capsys):
     sweep, store = write(tmp_path, TINY), str(tmp_path / "runs.duckdb")
     assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--quiet"]) == 0
     capsys.readouterr()
@@ -215,12 +216,13 @@ def test_swas_table2_is_interrupted_by_a_signal_and_resumed(sig, code, tmp_path)
 def test_any_verb_sweeps_without_code_of_its_own(tmp_path, capsys, monkeypatch):
     """wcet, whose result is one object (no `runs` list): one CSV row per run, the verb's keys as columns."""
     monkeypatch.chdir(ROOT)
-    text = 'verb = "wcet"\narguments = ["examples/sass/{kernel}.sass"]\n[axes]\nkernel = ["loop", "slides"]\n'
+    text = ('verb = "wcet"\narguments = ["examples/sass/{kernel}.sass"]\n[options]\nmax_loop_bound = 3\n'
+            '[axes]\nkernel = ["loop", "slides"]\n')
     store, out = str(tmp_path / "w.duckdb"), str(tmp_path / "w.csv")
     assert main(["sweep", write(tmp_path, text), "--store", store, "--jobs", "1", "--csv", out, "--quiet"]) == 0
     rows = {r["param.kernel"]: r for r in csv.DictReader(io.StringIO(Path(out).read_text()))}
     for kernel, row in rows.items():
-        assert main(["wcet", f"examples/sass/{kernel}.sass", "--json"]) == 0  # the same run, by hand
+        assert main(["wcet", f"examples/sass/{kernel}.sass", "--max-loop-bound", "3", "--json"]) == 0  # the same run, by hand
         assert row["result.wcet"] == str(json.loads(capsys.readouterr().out.splitlines()[-1])["wcet"])
     assert sorted(rows) == ["loop", "slides"]
 
