@@ -25,26 +25,30 @@ def run_local(runs: list[Run], jobs: int) -> Iterator[Done]:
             yield futures[fut], _outcome(fut.result)
 
 
-def run_dask(runs: list[Run], address: str) -> Iterator[Done]:
-    """Run on the Dask cluster whose scheduler is at ``address``; its workers need only the installed kit."""
+def connect(address: str) -> Any:
+    """A client of the Dask scheduler at ``address``, or bad input in one line (before anything is written)."""
     try:
-        from dask.distributed import Client, as_completed as dask_completed
+        from dask.distributed import Client
     except ImportError:
         raise ConfigError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
     try:
-        client = Client(address, timeout=CONNECT_SECONDS)
+        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
         raise ConfigError(f"--scheduler {address!r}: no Dask scheduler answered within {CONNECT_SECONDS:g} s "
                           f"({str(e).splitlines()[0][:120] if str(e) else type(e).__name__}); give tcp://HOST:PORT "
                           "of a running `dask scheduler`") from None
+
+
+def run_dask(runs: list[Run], client: Any) -> Iterator[Done]:
+    """Run on a Dask cluster through ``client``; its workers need only the installed kit."""
+    from dask.distributed import as_completed as dask_completed
+    futures = [client.submit(run_point, list(r.argv), key=f"warpcheck-run-{r.key}", pure=False) for r in runs]
+    by_key = {f.key: r for f, r in zip(futures, runs)}
     try:
-        futures = [client.submit(run_point, list(r.argv), key=f"warpcheck-run-{r.key}", pure=False) for r in runs]
-        by_key = {f.key: r for f, r in zip(futures, runs)}
-        for fut in dask_completed(futures):
+        for fut in dask_completed(futures, loop=client.loop):
             yield by_key[fut.key], _outcome(fut.result)
     finally:
-        client.cancel(futures if "futures" in locals() else [])
-        client.close()
+        client.cancel(futures)  # after Ctrl-C: the cluster drops what is left
 
 
 def _outcome(result: Any) -> dict[str, Any]:

@@ -70,12 +70,18 @@ def _sweep(a: argparse.Namespace) -> int:
         raise ConfigError("no sweep file given: name one (see examples/sweeps/), or give --store FILE --csv OUT")
     path = _store_path(a, sweep)
     _check_outputs(a, path)
+    from warpcheck.cli.sweep import execute
     from warpcheck.cli.sweep.store import Store
-    with Store(path, read_only=sweep is None) as store:
-        report = _run_sweep(a, sweep, store) if sweep else {"store": path}
-        if a.csv:
-            from warpcheck.cli.sweep.export import write_csv
-            report["csv"], report["csv_rows"] = a.csv, write_csv(store, a.csv)
+    client = execute.connect(a.scheduler) if a.scheduler and sweep else None  # bad address: nothing written
+    try:
+        with Store(path, read_only=sweep is None) as store:
+            report = _run_sweep(a, sweep, store, client) if sweep else {"store": path}
+            if a.csv:
+                from warpcheck.cli.sweep.export import write_csv
+                report["csv"], report["csv_rows"] = a.csv, write_csv(store, a.csv)
+    finally:
+        if client is not None:
+            client.close()
     _say(a, report)
     return 1 if report.get("failed") else 0
 
@@ -95,14 +101,14 @@ def _check_outputs(a: argparse.Namespace, store: str) -> None:
         raise ConfigError(f"--csv {a.csv} is the store; give another path")
 
 
-def _run_sweep(a: argparse.Namespace, sweep: Sweep, store: Any) -> dict[str, Any]:
+def _run_sweep(a: argparse.Namespace, sweep: Sweep, store: Any, client: Any) -> dict[str, Any]:
     done = store.done()
     todo = [r for r in sweep.runs if r.key not in done]
     progress = Progress(len(todo), len(sweep.runs) - len(todo), a.quiet or a.json)
     bad: list[dict[str, Any]] = []
     start = time.monotonic()
     try:
-        for run, outcome in _execute(a, todo):
+        for run, outcome in _execute(a, todo, client):
             lost = failed(outcome)
             store.put(sweep.name, sweep.verb, run.key, run.params, list(run.argv), outcome, lost)
             if lost:
@@ -121,11 +127,11 @@ def _run_sweep(a: argparse.Namespace, sweep: Sweep, store: Any) -> dict[str, Any
             "where": a.scheduler or f"{a.jobs} local process(es)"}
 
 
-def _execute(a: argparse.Namespace, todo: list[Run]) -> Any:
+def _execute(a: argparse.Namespace, todo: list[Run], client: Any) -> Any:
     from warpcheck.cli.sweep import execute
     if not todo:
         return iter(())
-    return execute.run_dask(todo, a.scheduler) if a.scheduler else execute.run_local(todo, a.jobs)
+    return execute.run_dask(todo, client) if client is not None else execute.run_local(todo, a.jobs)
 
 
 def _label(run: Run, outcome: dict[str, Any]) -> str:
