@@ -89,18 +89,6 @@ def test_a_sweep_runs_once_resumes_with_nothing_to_do_and_exports_csv(tmp_path, 
         {("1", "5", "5"), ("2", "9", "10"), ("3", "13", "15")}  # LLCLL, sigmas 1: exact 4W + 1, pessimistic 5W
 
 
-def test_a_failed_run_is_kept_as_failed_exit_1_and_tried_again(tmp_path, capsys):
-    text = TINY.replace('kernel = ["LLCLL"]', 'kernel = ["LLCLL", "LZ"]').replace("warps = [1, 2, 3]", "warps = [1]")
-    sweep, store = write(tmp_path, text), str(tmp_path / "runs.duckdb")
-    assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--json"]) == 1
-    report = json.loads(capsys.readouterr().out)
-    assert [f["exit_code"] for f in report["failed"]] == [2] and "LZ" in json.dumps(report["failed"][0]["params"])
-    assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--json"]) == 1
-    assert json.loads(capsys.readouterr().out)["ran"] == 1  # the failed run only
-    with Store(store, read_only=True) as s:
-        assert s.count() == (1, 1)
-
-
 def test_an_interrupted_sweep_keeps_its_finished_runs_and_a_rerun_does_only_the_rest(tmp_path, capsys, monkeypatch):
     sweep, store = write(tmp_path, TINY), str(tmp_path / "runs.duckdb")
     real = execute.run_local
@@ -213,18 +201,25 @@ def test_swas_table2_is_interrupted_by_a_signal_and_resumed(sig, code, tmp_path)
     assert again.returncode == 0 and report["already"] == kept and report["ran"] == 72 - kept
 
 
-def test_any_verb_sweeps_without_code_of_its_own(tmp_path, capsys, monkeypatch):
-    """wcet, whose result is one object (no `runs` list): one CSV row per run, the verb's keys as columns."""
+def test_any_verb_sweeps_and_a_failed_run_is_kept_as_failed_exit_1_and_tried_again(tmp_path, capsys, monkeypatch):
+    """wcet, whose result is one object (no `runs` list): a CSV row per run, the verb's keys as columns, the
+    values those of the same run by hand; a kernel that does not exist fails (exit 2) and is tried again."""
     monkeypatch.chdir(ROOT)
     text = ('verb = "wcet"\narguments = ["examples/sass/{kernel}.sass"]\n[options]\nmax_loop_bound = 3\n'
-            '[axes]\nkernel = ["loop", "slides"]\n')
-    store, out = str(tmp_path / "w.duckdb"), str(tmp_path / "w.csv")
-    assert main(["sweep", write(tmp_path, text), "--store", store, "--jobs", "1", "--csv", out, "--quiet"]) == 0
+            '[axes]\nkernel = ["loop", "slides", "missing"]\n')
+    sweep, store, out = write(tmp_path, text), str(tmp_path / "w.duckdb"), str(tmp_path / "w.csv")
+    assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--csv", out, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [(f["params"]["kernel"], f["exit_code"]) for f in report["failed"]] == [("missing", 2)]
     rows = {r["param.kernel"]: r for r in csv.DictReader(io.StringIO(Path(out).read_text()))}
-    for kernel, row in rows.items():
-        assert main(["wcet", f"examples/sass/{kernel}.sass", "--max-loop-bound", "3", "--json"]) == 0  # the same run, by hand
-        assert row["result.wcet"] == str(json.loads(capsys.readouterr().out.splitlines()[-1])["wcet"])
-    assert sorted(rows) == ["loop", "slides"]
+    assert sorted(rows) == ["loop", "missing", "slides"] and rows["missing"]["failed"] == "True"
+    for kernel in ("loop", "slides"):
+        assert main(["wcet", f"examples/sass/{kernel}.sass", "--max-loop-bound", "3", "--json"]) == 0  # by hand
+        assert rows[kernel]["result.wcet"] == str(json.loads(capsys.readouterr().out.splitlines()[-1])["wcet"])
+    assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["ran"] == 1  # the failed run only
+    with Store(store, read_only=True) as s:
+        assert s.count() == (2, 1)
 
 
 SMALL_SWEEPS = {  # the example sweeps cut down: (file, replacements that shrink them)
