@@ -167,11 +167,16 @@ def test_table2_divides_swas_ipc_by_the_baselines(tmp_path, capsys):
             {**run, "design": "baseline", "policies": "gtlo-lrr", "ipc": 99.0, "errors": 1, "error_rate": 0.01},
             {**run, "design": "swas", "policies": "gtlrr", "ipc": swas_ipc, "errors": 0, "error_rate": 0.0}]}
     store = str(tmp_path / "s.duckdb")
+    unfinished = sim("kmeans", 1.0, 1.0, 1)
+    unfinished["runs"][0]["finished"] = False  # stopped at --max-cycles: left out, and said so
     with Store(store) as s:
         for k, (w, b, sw, e) in enumerate([("psort", 20.0, 13.0, 1650), ("sgemm", 10.0, 10.8, 40)]):
             s.put("t", "simulate", f"k{k}", {}, [], {"code": 0, "result": sim(w, b, sw, e)}, False)
+        s.put("t", "simulate", "k3", {}, [], {"code": 1, "result": unfinished}, False)
     assert main(["plot", store, "--figure", "table2", "--out", str(tmp_path), "--json"]) == 0
-    values = json.loads(capsys.readouterr().out)["values"]
+    out, err = capsys.readouterr()
+    values = json.loads(out)["values"]
+    assert "note: 1 simulate run(s) that did not finish within their --max-cycles are left out" in err
     assert [(v["benchmark"], v["ipc_ratio"], v["errors_baseline"], v["errors_swas"]) for v in values] == \
         [("psort", 0.65, 1650, 0), ("sgemm", 1.08, 40, 0)]
     md = (tmp_path / "table2.md").read_text()
