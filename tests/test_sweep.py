@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -199,8 +200,11 @@ def test_swas_table2_is_interrupted_by_a_signal_and_resumed(sig, code, tmp_path)
         proc.send_signal(sig)
         rest = proc.stderr.read()
         assert proc.wait(timeout=60) == code, rest
-    kept = int(rest.split(" run(s) finished and kept")[0].split()[-1])
-    assert kept >= 3
+    with Store(str(tmp_path / "t2.duckdb"), read_only=True) as s:
+        kept, failed = s.count()
+    assert kept >= 3 and failed == 0
+    said = re.search(r"(\d+) run\(s\) finished and kept", rest)
+    assert said and int(said.group(1)) == kept, rest
     again = subprocess.run([*argv, "--json"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
     report = json.loads(again.stdout)
     assert again.returncode == 0 and report["already"] == kept and report["ran"] == 72 - kept

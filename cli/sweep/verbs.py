@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, Iterator
 
-from warpcheck.cli.contract_guard import RunTimeout
+from warpcheck.cli.contract_guard import RunTimeout, stopped_by
 from warpcheck.cli.options import at_most, positive_seconds
 from warpcheck.cli.sweep.grid import Run, Sweep, load_sweep
 from warpcheck.cli.sweep.point import failed
@@ -115,16 +117,30 @@ def _run_sweep(a: argparse.Namespace, sweep: Sweep, store: Any, client: Any) -> 
                 bad.append({"key": run.key, "params": run.params, "exit_code": outcome["code"],
                             "error": outcome["error"]})
             progress.step(_label(run, outcome), lost)
-    except (KeyboardInterrupt, RunTimeout):
-        progress.close()
-        kept, _ = store.count()
-        print(f"warpcheck sweep: {progress.done} run(s) finished and kept in {store.path} "
-              f"({kept} with a result in all); run the same command again to do the rest", file=sys.stderr)
+    except BaseException as e:  # a signal inside DuckDB surfaces as its InterruptException
+        if not isinstance(e, (KeyboardInterrupt, RunTimeout)) and stopped_by() is None:
+            raise
+        with _signals_held():  # the guard may deliver a signal again (after a stop inside a finaliser): say this first
+            print(f"warpcheck sweep: {progress.done} run(s) finished and kept in {store.path} "
+                  f"({len(done) + progress.done - len(bad)} with a result in all); run the same command again to "
+                  "do the rest", file=sys.stderr, flush=True)
+            progress.close()
         raise
     progress.close()
     return {"sweep": sweep.name, "store": store.path, "runs": len(sweep.runs), "already": len(sweep.runs) - len(todo),
             "ran": len(todo), "failed": bad, "seconds": round(time.monotonic() - start, 2),
             "where": a.scheduler or f"{a.jobs} local process(es)"}
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGALRM for the body (they are delivered after it, as before)."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _execute(a: argparse.Namespace, todo: list[Run], client: Any) -> Any:
