@@ -30,6 +30,7 @@ VERB_MODULES = [
     "warpcheck.cli.reorder.verbs",
     "warpcheck.cli.qaws.verbs",
     "warpcheck.cli.export",
+    "warpcheck.cli.sweep.verbs",
 ]
 
 EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT or OUT_OF_MEMORY, 5 ERROR (a bug of

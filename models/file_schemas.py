@@ -182,6 +182,29 @@ class LoopBoundsFile(_Strict):
     inputs: dict[str, Any] = {}
 
 
+MAX_SWEEP_RUNS = 100_000  # grid points of one sweep: a store of that many runs is still read in seconds
+OptionName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$")]
+Scalar = str | int | float | bool
+OptionValue = Scalar | list[str | int | float]  # a list is a repeated option (--sigma L=1 --sigma C=1)
+
+
+class SweepGrid(_Strict):
+    """A ``[[grid]]`` of a sweep file: options and axes added to the top level's for this part of the sweep."""
+
+    options: dict[OptionName, OptionValue] = {}
+    axes: dict[OptionName, Annotated[list[OptionValue], Field(min_length=1, max_length=MAX_SWEEP_RUNS)]] = {}
+
+
+class SweepFile(SweepGrid):
+    """A sweep (``warpcheck sweep``): one verb's runs over the product of named axes, in one or more grids."""
+
+    verb: str = Field(min_length=1, max_length=100)  # with its action: "simulate", "qaws wcrt", "reorder simulate"
+    description: str = ""
+    arguments: list[str] = Field(default=[], max_length=16)  # positional arguments; "{axis}" takes the value
+    store: str | None = Field(default=None, min_length=1)  # default store, relative to the working folder
+    grid: list[SweepGrid] = Field(default=[], max_length=100)
+
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -248,6 +271,6 @@ def _allowed(err: Any) -> str:
 
 def _fields_at(schema: type[BaseModel], loc: tuple) -> list[str]:
     """The keys allowed at ``loc`` (a nested record's, or the top level's)."""
-    nested = {"initial_ibuffer": InstrRecord, "streams": InstrRecord}
+    nested: dict[str, type[BaseModel]] = {"initial_ibuffer": InstrRecord, "streams": InstrRecord, "grid": SweepGrid}
     model = nested.get(loc[0], schema) if loc else schema
     return list(model.model_fields)

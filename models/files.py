@@ -89,6 +89,11 @@ def _umask() -> int:
 
 def atomic_write_text(path: str | Path, text: str, what: str = "output") -> None:
     """Write ``text`` to ``path`` all at once: a temporary file in the same folder, then a rename."""
+    atomic_write_bytes(path, text.encode("utf-8"), what)
+
+
+def atomic_write_bytes(path: str | Path, data: bytes, what: str = "output") -> None:
+    """Write ``data`` to ``path`` all at once (a figure, say): a temporary file in the same folder, then a rename."""
     p = Path(path)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -96,8 +101,8 @@ def atomic_write_text(path: str | Path, text: str, what: str = "output") -> None
     except OSError as e:
         raise InputFileError(f"cannot write {what} {str(path)!r}: {e.strerror or e}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; an output file gets the usual mode
         os.replace(tmp, p)
     except BaseException as e:

@@ -1,0 +1,262 @@
+"""Sweeps: a grid of runs of any verb into a results store, resumable, exported as CSV, drawn as figures."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from warpcheck.cli.main import main
+from warpcheck.cli.sweep import execute
+from warpcheck.cli.sweep.grid import load_sweep
+from warpcheck.cli.sweep.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = """verb = "makespan"
+arguments = ["{kernel}"]
+[options]
+sigma = ["L=1", "C=1"]
+[axes]
+kernel = ["LLCLL"]
+warps = [1, 2, 3]
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "s.toml") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_the_grid_is_the_product_of_the_axes_and_a_key_ignores_the_order_of_keys(tmp_path):
+    a = load_sweep(write(tmp_path, TINY))
+    b = load_sweep(write(tmp_path, TINY.replace('kernel = ["LLCLL"]\nwarps = [1, 2, 3]',
+                                                'warps = [1, 2, 3]\nkernel = ["LLCLL"]'), "b.toml"))
+    assert [r.argv for r in a.runs][0] == ("makespan", "LLCLL", "--sigma", "L=1", "--sigma", "C=1", "--warps", "1")
+    assert len(a.runs) == 3 and len({r.key for r in a.runs}) == 3
+    assert [r.key for r in a.runs] == [r.key for r in b.runs]
+
+
+def test_sub_grids_are_added_and_a_run_named_twice_is_one_run(tmp_path):
+    text = TINY + '\n[[grid]]\naxes = { method = ["enumerate"] }\n[[grid]]\naxes = { method = ["enumerate", "approx"] }\n'
+    sweep = load_sweep(write(tmp_path, text))
+    assert len(sweep.runs) == 6  # 3 W x {enumerate, approx}: the second grid's enumerate runs are the first's
+
+
+def test_every_example_sweep_file_is_valid(monkeypatch):
+    monkeypatch.chdir(ROOT)  # the SM files are named relative to the repository
+    for path in sorted((ROOT / "examples" / "sweeps").glob("*.toml")):
+        assert load_sweep(str(path.relative_to(ROOT))).runs, path
+
+
+@pytest.mark.parametrize("text, says", [
+    ("bogus = 1\n" + TINY, "unknown key 'bogus'; known keys: options, axes, verb"),
+    (TINY.replace("[axes]", "[axes]\nfoo = []"), "axes.foo = [] is not allowed; it must have at least 1 item"),
+    (TINY.replace('sigma = ["L=1", "C=1"]', 'sigma = ["L=1", "C=1"]\nwarps = 2'), "'warps' is both an option and an axis"),
+    (TINY.replace("[options]", "[options]\nnope = 3"), "the run {nope = 3, sigma = ['L=1', 'C=1'], kernel = 'LLCLL', "
+                                                      "warps = 1} is refused: warpcheck makespan: unrecognized "
+                                                      "arguments: --nope 3"),
+    (TINY.replace('"{kernel}"', '"{kernal}"'), "arguments name {kernal}, which is no axis or option"),
+    (TINY.replace("[options]", "[options]\njson = true"), "option 'json' is set by the sweep itself"),
+    (TINY.replace('verb = "makespan"', 'verb = "frobnicate"'), "invalid choice: 'frobnicate'"),
+    (TINY.replace("warps = [1, 2, 3]", "warps = [1, 2.5e0]"), "is refused: warpcheck makespan: argument --warps"),
+    ("verb = 3\n", "verb = 3 is not allowed; it must be a string"),
+])
+def test_a_bad_sweep_file_is_one_line_exit_2_and_nothing_is_written(text, says, tmp_path, capsys):
+    store = tmp_path / "runs.duckdb"
+    assert main(["sweep", write(tmp_path, text), "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1, err
+    assert not store.exists()
+
+
+def test_a_sweep_runs_once_resumes_with_nothing_to_do_and_exports_csv(tmp_path, capsys):
+    sweep, store, out = write(tmp_path, TINY), str(tmp_path / "runs.duckdb"), str(tmp_path / "runs.csv")
+    assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert (first["runs"], first["already"], first["ran"], first["failed"]) == (3, 0, 3, [])
+    assert main(["sweep", sweep, "--store", store, "--json", "--csv", out]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert (again["already"], again["ran"], again["csv_rows"]) == (3, 0, 3)
+    rows = list(csv.DictReader(io.StringIO(Path(out).read_text())))
+    assert {(r["param.warps"], r["result.makespan"], r["result.pessimistic"]) for r in rows} == \
+        {("1", "5", "5"), ("2", "9", "10"), ("3", "13", "15")}  # LLCLL, sigmas 1: exact 4W + 1, pessimistic 5W
+
+
+def test_an_interrupted_sweep_keeps_its_finished_runs_and_a_rerun_does_only_the_rest(tmp_path, capsys, monkeypatch):
+    sweep, store = write(tmp_path, TINY), str(tmp_path / "runs.duckdb")
+    real = execute.run_local
+
+    def two_then_ctrl_c(runs, jobs):
+        yield from real(runs[:2], jobs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(execute, "run_local", two_then_ctrl_c)
+    assert main(["sweep", sweep, "--store", store, "--jobs", "1"]) == 130
+    err = capsys.readouterr().err
+    assert "2 run(s) finished and kept" in err and "run the same command again" in err
+    monkeypatch.setattr(execute, "run_local", real)
+    assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["already"], report["ran"]) == (2, 1)
+    with Store(store, read_only=True) as s:
+        assert s.count() == (3, 0)
+
+
+def test_the_store_keeps_a_result_once_and_replaces_only_a_failure(tmp_path):
+    ok = {"code": 0, "result": {"makespan": 5}, "error": "", "seconds": 0.1, "worker": "w:1"}
+    bad = {"code": 5, "result": None, "error": "crash", "seconds": 0.1, "worker": "w:2"}
+    with Store(str(tmp_path / "s.duckdb")) as s:
+        s.put("s", "makespan", "k1", {}, [], bad, True)
+        assert s.done() == set()
+        s.put("s", "makespan", "k1", {}, [], ok, False)
+        s.put("s", "makespan", "k1", {}, [], {**ok, "result": {"makespan": 6}}, False)  # delivered twice
+        s.put("s", "makespan", "k1", {}, [], bad, True)
+        rows = list(s.rows())
+    assert len(rows) == 1 and rows[0]["result"] == {"makespan": 5} and not rows[0]["failed"]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["plot", "nowhere.duckdb", "--figure", "table2"], "store 'nowhere.duckdb' does not exist"),
+    (["plot", "STORE", "--figure", "qaws-reduction"], "holds no simulate --kernels runs"),
+    (["plot", "STORE", "--figure", "nope"], "argument --figure: invalid choice: 'nope'"),
+    (["sweep", "--store", "nowhere.duckdb", "--csv", "x.csv"], "store 'nowhere.duckdb' does not exist"),
+    (["sweep"], "no sweep file given"),
+    (["sweep", "SWEEP", "--jobs", "0"], "argument --jobs/-j: 0 is not allowed"),
+    (["sweep", "SWEEP", "--csv", "SWEEP"], "--csv SWEEP is the sweep file"),
+])
+def test_plot_and_export_refuse_bad_input_in_one_line(argv, says, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with Store(str(tmp_path / "empty.duckdb")):
+        pass
+    sweep = write(tmp_path, TINY)
+    argv = [sweep if a == "SWEEP" else str(tmp_path / "empty.duckdb") if a == "STORE" else a for a in argv]
+    says = says.replace("SWEEP", sweep)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.slow  # matplotlib costs seconds; test_table2_divides_swas_ipc_by_the_baselines keeps plot in the suite
+def test_makespan_figure_is_drawn_from_the_store(tmp_path, capsys):
+    sweep, store = write(tmp_path, TINY), str(tmp_path / "runs.duckdb")
+    assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "fig"
+    assert main(["plot", store, "--figure", "makespan-vs-w", "--out", str(out), "--json"]) == 0
+    drawn = json.loads(capsys.readouterr().out)
+    assert sorted(Path(f).name for f in drawn["files"]) == ["makespan-vs-w.png", "makespan-vs-w.svg"]
+    assert (out / "makespan-vs-w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<svg" in (out / "makespan-vs-w.svg").read_text()
+    assert [(v["warps"], v["makespan"], v["exact"]) for v in drawn["values"]] == [(1, 5, True), (2, 9, True),
+                                                                                  (3, 13, True)]
+
+
+def test_table2_divides_swas_ipc_by_the_baselines(tmp_path, capsys):
+    """Table II from stored simulate results: the ratio and the error counts, checked by hand."""
+    def sim(workload, base_ipc, swas_ipc, errors):
+        run = {"workload": workload, "warps": 8, "cycles": 100, "finished": True}
+        return {"config": {"t_fetch": 3}, "runs": [
+            {**run, "design": "baseline", "policies": "lrr-gtlrr", "ipc": base_ipc, "errors": errors, "error_rate": 0.1},
+            {**run, "design": "baseline", "policies": "gtlo-lrr", "ipc": 99.0, "errors": 1, "error_rate": 0.01},
+            {**run, "design": "swas", "policies": "gtlrr", "ipc": swas_ipc, "errors": 0, "error_rate": 0.0}]}
+    store = str(tmp_path / "s.duckdb")
+    unfinished = sim("kmeans", 1.0, 1.0, 1)
+    unfinished["runs"][0]["finished"] = False  # stopped at --max-cycles: left out, and said so
+    with Store(store) as s:
+        for k, (w, b, sw, e) in enumerate([("psort", 20.0, 13.0, 1650), ("sgemm", 10.0, 10.8, 40)]):
+            s.put("t", "simulate", f"k{k}", {}, [], {"code": 0, "result": sim(w, b, sw, e)}, False)
+        s.put("t", "simulate", "k3", {}, [], {"code": 1, "result": unfinished}, False)
+    assert main(["plot", store, "--figure", "table2", "--out", str(tmp_path), "--json"]) == 0
+    out, err = capsys.readouterr()
+    values = json.loads(out)["values"]
+    assert "note: 1 simulate run(s) that did not finish within their --max-cycles are left out" in err
+    assert [(v["benchmark"], v["ipc_ratio"], v["errors_baseline"], v["errors_swas"]) for v in values] == \
+        [("psort", 0.65, 1650, 0), ("sgemm", 1.08, 40, 0)]
+    md = (tmp_path / "table2.md").read_text()
+    assert "| psort | 20.0 | 13.0 | 0.65 | 1650 | 0 |" in md
+    assert (tmp_path / "table2.csv").read_text().splitlines()[0].startswith("benchmark,ipc_baseline,ipc_swas")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_swas_table2_is_interrupted_by_a_signal_and_resumed(sig, code, tmp_path):
+    """The shipped sweep, stopped by Ctrl-C or SIGTERM once some runs are stored, then run again to the end."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    argv = [sys.executable, "-m", "warpcheck.cli", "sweep", str(ROOT / "examples/sweeps/swas-table2.toml"),
+            "--store", str(tmp_path / "t2.duckdb")]
+    with subprocess.Popen(argv, cwd=ROOT, stderr=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.startswith("  .. 3/72 done"):
+                break
+        proc.send_signal(sig)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == code, rest
+    with Store(str(tmp_path / "t2.duckdb"), read_only=True) as s:
+        kept, failed = s.count()
+    assert kept >= 3 and failed == 0
+    said = re.search(r"(\d+) run\(s\) finished and kept", rest)
+    assert said and int(said.group(1)) == kept, rest
+    again = subprocess.run([*argv, "--json"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+    report = json.loads(again.stdout)
+    assert again.returncode == 0 and report["already"] == kept and report["ran"] == 72 - kept
+
+
+def test_any_verb_sweeps_and_a_failed_run_is_kept_as_failed_exit_1_and_tried_again(tmp_path, capsys, monkeypatch):
+    """wcet, whose result is one object (no `runs` list): a CSV row per run, the verb's keys as columns, the
+    values those of the same run by hand; a kernel that does not exist fails (exit 2) and is tried again."""
+    monkeypatch.chdir(ROOT)
+    text = ('verb = "wcet"\narguments = ["examples/sass/{kernel}.sass"]\n[options]\nmax_loop_bound = 3\n'
+            '[axes]\nkernel = ["loop", "slides", "missing"]\n')
+    sweep, store, out = write(tmp_path, text), str(tmp_path / "w.duckdb"), str(tmp_path / "w.csv")
+    assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--csv", out, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [(f["params"]["kernel"], f["exit_code"]) for f in report["failed"]] == [("missing", 2)]
+    rows = {r["param.kernel"]: r for r in csv.DictReader(io.StringIO(Path(out).read_text()))}
+    assert sorted(rows) == ["loop", "missing", "slides"] and rows["missing"]["failed"] == "True"
+    for kernel in ("loop", "slides"):
+        assert main(["wcet", f"examples/sass/{kernel}.sass", "--max-loop-bound", "3", "--json"]) == 0  # by hand
+        assert rows[kernel]["result.wcet"] == str(json.loads(capsys.readouterr().out.splitlines()[-1])["wcet"])
+    assert main(["sweep", sweep, "--store", store, "--jobs", "1", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["ran"] == 1  # the failed run only
+    with Store(store, read_only=True) as s:
+        assert s.count() == (2, 1)
+
+
+SMALL_SWEEPS = {  # the example sweeps cut down: (file, replacements that shrink them)
+    "swas-table2.toml": [('workload = ["blackscholes", "hotspot", "hotspot3D", "kmeans", "psort", "sgemm"]',
+                          'workload = ["psort", "sgemm"]'), ("warps = 8", "warps = 4")],
+    "swas-ratio.toml": [('workload = ["blackscholes", "hotspot", "hotspot3D", "kmeans", "psort", "sgemm"]',
+                         'workload = ["sgemm"]'), ("[2, 4, 8, 16, 32]", "[2, 4]")],
+    "makespan-fig6.toml": [("warps = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 600]",
+                            "warps = [1, 2, 4, 8]")],
+    "qaws-pairs.toml": [("scale = 0.25", "scale = 0.05")],
+    "proof-time.toml": [("warps = [2, 3, 4, 5, 6, 8]", "warps = [2]")],
+}
+FIGURES_OF = {"swas-table2.toml": ["swas-ipc", "error-rate", "table2"], "swas-ratio.toml": ["ipc-ratio"],
+              "makespan-fig6.toml": ["makespan-vs-w"], "qaws-pairs.toml": ["qaws-reduction"],
+              "proof-time.toml": ["proof-time"]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SMALL_SWEEPS))
+def test_each_example_sweep_draws_its_figures(name, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "examples" / "sweeps" / name).read_text()
+    for old, new in SMALL_SWEEPS[name]:
+        assert old in text
+        text = text.replace(old, new)
+    store = str(tmp_path / "s.duckdb")
+    assert main(["sweep", write(tmp_path, text, name), "--store", store, "--quiet"]) == 0
+    for figure in FIGURES_OF[name]:
+        assert main(["plot", store, "--figure", figure, "--out", str(tmp_path), "--json"]) == 0, figure
+        drawn = json.loads(capsys.readouterr().out.splitlines()[-1])
+        assert drawn["values"] and all(Path(f).stat().st_size > 50 for f in drawn["files"])
