@@ -17,7 +17,6 @@ from typing import Any, NoReturn
 from warpcheck.cli import contract_guard as guard
 from warpcheck.cli.options import positive_gib, positive_seconds
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.models.file_schemas import MAX_LOOP_BOUND, MAX_REPLAY_CYCLES
 from warpcheck.models.files import check_writable
 
 # Each module defines register(subparsers); its parser's func(args) returns the exit code.
@@ -48,15 +47,6 @@ OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
     ("reorder", "prove"): [("witness", "file", "warpcheck-out/witness.json")],
     ("makespan", None): [("certificate", "file", None)],
     ("export", None): [("out", "folder", "warpcheck-out")],
-}
-# Sizes with a hard ceiling, the largest value allowed and why (refused up front, exit 2).
-CEILINGS: dict[tuple[str, str], tuple[int, str]] = {
-    ("replay", "cycles"): (MAX_REPLAY_CYCLES, "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
-    ("demo", "warps"): (64, "the demo proves each design at W warps; past 64 a proof needs hours and gigabytes"),
-    ("simulate", "warps"): (64, "an SM holds at most 64 warps; a run at W = 64 already takes about a minute"),
-    ("simt", "max_steps"): (10**6, "a warp runs about 3,000 blocks/s: more would take over 5 minutes"),
-    ("wcet", "max_loop_bound"): (MAX_LOOP_BOUND,
-                                 "past it the two IPET solvers' floating-point answers no longer agree"),
 }
 # Input files of each verb: an output may never be one of them (nor another output of the same run).
 INPUTS = ("kernel", "witness", "job", "config", "bounds", "inputs", "check", "workloads")
@@ -152,10 +142,6 @@ def _check_args(args: argparse.Namespace) -> None:
     bad = guard.finite_numbers(vars(args))
     if bad:
         raise _BadOption(f"{bad} is not allowed; give a finite number")
-    for (verb, option), (ceiling, why) in CEILINGS.items():
-        value = getattr(args, option, None) if args.verb == verb else None
-        if isinstance(value, int) and value > ceiling:
-            raise _BadOption(f"--{option.replace('_', '-')} {value} is above the ceiling of {ceiling} ({why})")
     outputs = OUTPUTS.get((args.verb, getattr(args, "action", None)), [])
     taken = _input_paths(args, {option for option, _, _ in outputs})
     for option, kind, default in outputs:

@@ -40,13 +40,13 @@ def positive_gib(text: str) -> float:
     return value
 
 
-def at_most(high: int, low: int = 1) -> Callable[[str], int]:
-    """An argparse type: an integer from ``low`` to ``high`` (a ceiling keeps every run bounded)."""
+def at_most(high: int, low: int = 1, why: str = "") -> Callable[[str], int]:
+    """An argparse type: an integer from ``low`` to ``high`` (a ceiling keeps every run bounded; ``why`` says why)."""
     floor = at_least(low)
 
     def parse(text: str) -> int:
         value = floor(text)
         if value > high:
-            raise argparse.ArgumentTypeError(f"{value} is above the ceiling of {high}")
+            raise argparse.ArgumentTypeError(f"{value} is above the ceiling of {high}" + (f" ({why})" if why else ""))
         return value
     return parse

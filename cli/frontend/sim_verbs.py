@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Any
 
+from warpcheck.cli.options import at_most
 from warpcheck._frontend import run_workloads  # the API's function: one path for scripts and the verb
 from warpcheck.cli.qaws import kernels_sim
 from warpcheck.models.frontend.config import SMConfig, canonical_policy, config_from_mapping, load_config
@@ -45,7 +46,8 @@ def register(sub: Any) -> None:
     p.add_argument("--fetch", metavar="P[,P]", help="baseline fetch policies (default lrr)")
     p.add_argument("--issue", metavar="P[,P]", help="baseline issue policies (default gtlrr)")
     p.add_argument("--policy", metavar="P[,P]", help="SWaS policies (default: the --issue list)")
-    p.add_argument("--warps", "-W", type=int, metavar="W", help="number of warps (default 8)")
+    p.add_argument("--warps", "-W", type=at_most(64, why="an SM holds at most 64 warps; a run at W = 64 already takes "
+                                                          "about a minute"), metavar="W", help="number of warps (default 8)")
     p.add_argument("--config", metavar="FILE.toml", help="SM configuration file ([sm] table); flags override it")
     p.add_argument("--max-cycles", type=int, default=DEFAULT_MAX_CYCLES, metavar="N",
                    help=f"stop a run after N cycles (reported as unfinished; default {DEFAULT_MAX_CYCLES})")

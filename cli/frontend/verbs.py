@@ -6,7 +6,8 @@ import json
 import sys
 from typing import Any
 
-from warpcheck.cli.options import at_least, positive_seconds
+from warpcheck.cli.options import at_least, at_most, positive_seconds
+from warpcheck.models.file_schemas import MAX_REPLAY_CYCLES
 from warpcheck.cli.frontend.demo import run_demo
 from warpcheck._frontend import prove_config, replay  # the API's functions: one path for scripts and verbs
 from warpcheck.models.frontend.config import DESIGNS, SMConfig, config_from_mapping, load_config
@@ -136,7 +137,8 @@ def register(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("witness", help="witness file (JSON) written by prove")
     r.add_argument("--design", default="both", choices=list(DESIGNS) + ["both"], help="default: both")
-    r.add_argument("--cycles", type=at_least(1), help="cycles to replay (default: the witness's cycle + 4)")
+    r.add_argument("--cycles", type=at_most(MAX_REPLAY_CYCLES, why="a witness violates within its first cycles; a replay "
+                                                                    "runs about 400 cycles/s"), help="cycles to replay (default: the witness's cycle + 4)")
     r.add_argument("--vcd", metavar="PATH", help="also write VCD waveforms of the replay")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=_replay)
@@ -145,7 +147,8 @@ def register(sub: Any) -> None:
                        description="Prove SWaS for GTLRR, GTLO and LRR; find the baseline counterexample for "
                                    "each of the nine fetch x issue combinations; replay each on both designs; "
                                    "print one summary table.")
-    d.add_argument("--warps", "-W", type=at_least(1), default=4, help="number of warps (default 4)")
+    d.add_argument("--warps", "-W", type=at_most(64, why="the demo proves each design at W warps; past 64 a proof "
+                                                          "needs hours and gigabytes"), default=4, help="number of warps (default 4)")
     d.add_argument("--timeout", type=positive_seconds, default=120.0, help="seconds per proof (default 120)")
     d.add_argument("--out", default="warpcheck-out", help="folder for the witnesses (default warpcheck-out)")
     d.add_argument("--json", action="store_true", help="print one JSON object")

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from warpcheck.cli.options import positive_seconds
+from warpcheck.cli.options import at_most, positive_seconds
 from warpcheck.models.kernels.abstract_stack import describe
 from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, CostModel
 from warpcheck.models.errors import ConfigError, InputFileError, WarpcheckError
@@ -435,7 +435,9 @@ def register(sub) -> None:
     _add_timeout(p)
     p.add_argument("--loop-bound", action="append", metavar="LABEL=N", help="bound of the loop headed by LABEL")
     p.add_argument("--bounds", metavar="FILE.toml", help="loop bounds from a TOML file ([loops] LABEL = N)")
-    p.add_argument("--max-loop-bound", type=int, metavar="N", help="bound of every loop not named")
+    p.add_argument("--max-loop-bound", metavar="N",
+                   type=at_most(MAX_LOOP_BOUND, low=0, why="past it the two IPET solvers' floating-point answers no "
+                                                           "longer agree"), help="bound of every loop not named")
     p.add_argument("--no-cross-check", action="store_true", help="skip the HiGHS re-solve")
     p.set_defaults(func=_wcet)
 
@@ -451,7 +453,8 @@ def register(sub) -> None:
     p.add_argument("--inputs", metavar="FILE", help="parameters, block index/size and memory seed")
     p.add_argument("--warp", type=int, default=0, metavar="N",
                    help="which warp of the block runs (%%tid.x = N * W + lane; default 0)")
-    p.add_argument("--max-steps", type=int, default=100000, metavar="N",
+    p.add_argument("--max-steps", type=at_most(10**6, why="a warp runs about 3,000 blocks/s: more would take over "
+                                                      "5 minutes"), default=100000, metavar="N",
                    help="give up after N blocks, as bad input (default 100000, about 30 s: about 3,000 blocks run "
                         "per second, so a kernel that never ends meets this before the default --timeout)")
     _add_timeout(p)
