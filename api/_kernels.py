@@ -33,7 +33,7 @@ class RunTimeoutError(WarpcheckError, TimeoutError):
     code = guard.EXIT_TIMEOUT
 
 
-@dataclass
+@dataclass(repr=False)
 class KernelResult:
     """What a kernel verb found for one entry, or for several (``entries``); ``to_dict()`` is its ``--json``.
 
@@ -58,6 +58,13 @@ class KernelResult:
         """The kernel's (entry's) name."""
         return self.data.get("kernel")
 
+    def __repr__(self) -> str:
+        what = f"kernel={self.kernel!r}" if self.kernel else f"entries={[e.kernel for e in self.entries]!r}"
+        return f"{type(self).__name__}({what}, code={self.code}{self._headline()})"
+
+    def _headline(self) -> str:
+        return ""
+
     def to_dict(self) -> dict[str, Any]:
         """Plain data (what the verb's ``--json`` prints)."""
         return self.data
@@ -67,7 +74,7 @@ class KernelResult:
         return self.text
 
 
-@dataclass
+@dataclass(repr=False)
 class CfgResult(KernelResult):
     """The warp-level CFG of a kernel: blocks paired with abstract activation stacks.
 
@@ -95,7 +102,7 @@ class CfgResult(KernelResult):
         return self.data.get("branches")
 
 
-@dataclass
+@dataclass(repr=False)
 class WcetResult(KernelResult):
     """The IPET bound of one warp in isolation: ``wcet`` cycles, the worst path and the loop bounds used.
 
@@ -104,6 +111,9 @@ class WcetResult(KernelResult):
     header's bound; ``solvers``: ``["z3", "highs"]`` when HiGHS re-solved the
     same problem and agreed.
     """
+
+    def _headline(self) -> str:
+        return f", wcet={self.wcet}" if self.wcet is not None else ""
 
     @property
     def wcet(self) -> int | None:
@@ -131,9 +141,12 @@ class WcetResult(KernelResult):
         return self.data.get("branches")
 
 
-@dataclass
+@dataclass(repr=False)
 class SimtResult(KernelResult):
     """One warp run concretely through the activation stack: the (block, active mask) steps and the cycles."""
+
+    def _headline(self) -> str:
+        return f", cycles={self.cycles}"
 
     @property
     def steps(self) -> list[dict[str, Any]]:

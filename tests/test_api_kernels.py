@@ -63,6 +63,21 @@ def test_all_entries_is_the_verbs_json(capsys):
     assert [e.wcet for e in r.entries] == [e.get("wcet") for e in out["entries"] if "wcet" in e]
 
 
+def test_entries_refused_are_kept_as_the_verb_keeps_them(capsys):
+    """optix_style: one kernel bounded, two refused (OptiX intrinsics have no cost): exit 2, the other still runs."""
+    optix = str(ROOT / "examples" / "corpus" / "optix_style.ptx")
+    r = warpcheck.wcet(optix, all_entries=True, max_loop_bound=4)
+    code, out = _cli(capsys, "wcet", optix, "--all-entries", "--max-loop-bound", "4")
+    assert (r.code, _steady(r.to_dict())) == (code, _steady(out)) and code == 2
+    assert [e.kernel for e in r.entries] == ["clear_frame"] and set(r.refused) == {"__raygen__pinhole",
+                                                                                  "__miss__background"}
+    assert main(["wcet", optix, "--all-entries", "--max-loop-bound", "4"]) == 2
+    text, err = capsys.readouterr()
+    assert [t.split(":")[0] for t in text.split("\n\n") if t] == [t.split(":")[0] for t in r.report().split("\n\n")]
+    first = next(iter(r.refused.items()))
+    assert err.strip() == f"warpcheck wcet: error: 2 of 3 entries refused; first: {first[0]}: {first[1]}"
+
+
 @pytest.mark.parametrize("call, argv", [
     (lambda: warpcheck.wcet(HOTSPOT, loop_bounds={"$L__BB0_2": -1}), ["wcet", HOTSPOT, "--loop-bound", "$L__BB0_2=-1"]),
     (lambda: warpcheck.wcet(TRITON, entry="no_such_kernel", max_loop_bound=4),
