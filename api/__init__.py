@@ -10,6 +10,8 @@ layer over the same functions):
   two kernels under QAWS, GTO and LRR;
 - :func:`analyze` a kernel's loads and stores; :func:`reorder_prove`,
   :func:`reorder_replay`, :func:`reorder_simulate`: the load/store reordering unit;
+- :func:`cfg` (the warp-level CFG), :func:`wcet` (its IPET bound), :func:`simt`
+  (one warp run concretely) of a PTX or SASS kernel;
 - :func:`export` a proof problem as SMT-LIB2 or BTOR2 for other checkers;
 - :class:`UserPolicy`: a scheduling policy of your own, proved like the kit's.
 
@@ -38,6 +40,8 @@ _HOME = {
     "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "QawsResult": "_qaws",
     "analyze": "_reorder", "reorder_prove": "_reorder", "reorder_replay": "_reorder", "reorder_simulate": "_reorder",
     "AnalysisResult": "_reorder", "ReorderResult": "_reorder",
+    "cfg": "_kernels", "wcet": "_kernels", "simt": "_kernels", "KernelResult": "_kernels", "CfgResult": "_kernels",
+    "WcetResult": "_kernels", "SimtResult": "_kernels", "RunTimeoutError": "_kernels",
     "UserPolicy": "_policy", "register_policy": "_policy", "unregister_policy": "_policy",
     "WarpcheckError": "_errors", "ConfigError": "_errors", "InputFileError": "_errors", "KitError": "_errors",
 }
@@ -47,6 +51,8 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
     from warpcheck._errors import ConfigError, InputFileError, KitError, WarpcheckError
     from warpcheck._export import export
     from warpcheck._frontend import ProofResult, ReplayResult, SimulationResult, prove, replay, simulate
+    from warpcheck._kernels import (CfgResult, KernelResult, RunTimeoutError, SimtResult, WcetResult, cfg, simt,
+                                    wcet)
     from warpcheck._makespan import MakespanResult, makespan
     from warpcheck._policy import UserPolicy, register_policy, unregister_policy
     from warpcheck._qaws import QawsResult, qaws_inversion, qaws_switches, qaws_wcrt

@@ -26,6 +26,14 @@ def checked(flag: str, value: Any, parse: Callable[[str], T]) -> T:
         raise ConfigError(f"argument {flag}: {e}") from None
 
 
+def integer(text: str) -> int:
+    """argparse's ``type=int``, with its message, for an option the verb reads as a plain integer."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+
+
 def choice(flag: str, value: Any, allowed: Sequence[str]) -> Any:
     """``value`` if it is one of ``allowed`` (None stays None), in argparse's words otherwise."""
     if value is not None and value not in allowed:

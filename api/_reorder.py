@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from warpcheck._options import assignments, checked, choice, joined, namespace
+from warpcheck._options import assignments, checked, choice, integer, joined, namespace
 from warpcheck.cli.options import at_most, positive_seconds
 from warpcheck.cli.reorder import prove as proving, streams as stream_proofs
 from warpcheck.cli.reorder.replay import replay_file
@@ -100,7 +100,7 @@ def _kernel_options(kernel: str | Path | None, grid: Any, block: Any, params: An
                     line_bytes: int, order: str, stores: str) -> dict[str, Any]:
     """The options every kernel verb shares (``add_kernel_options``), from keywords."""
     return dict(kernel=None if kernel is None else str(kernel), entry=entry, grid=joined(grid), block=joined(block),
-                param=assignments(params) or None, line_bytes=checked("--line-bytes", line_bytes, int),
+                param=assignments(params) or None, line_bytes=checked("--line-bytes", line_bytes, integer),
                 order=choice("--order", order, ORDERS), stores=choice("--stores", stores, STORE_POLICIES), json=True)
 
 
@@ -217,8 +217,8 @@ def reorder_simulate(kernel: str | Path, *, grid: Any, block: Any, params: Any =
     """
     _needs(grid=grid, block=block)
     a = namespace(**_kernel_options(kernel, grid, block, params, entry, line_bytes, order, stores), cache=cache,
-                  hit=checked("--hit", hit, int), miss=checked("--miss", miss, int),
-                  jitter=checked("--jitter", jitter, int), seeds=checked("--seeds", seeds, at_most(10_000)),
+                  hit=checked("--hit", hit, integer), miss=checked("--miss", miss, integer),
+                  jitter=checked("--jitter", jitter, integer), seeds=checked("--seeds", seeds, at_most(10_000)),
                   design=choice("--design", design, DESIGNS), channel=checked("--channel", channel, at_most(64)))
     return simulation_of(a)
 

@@ -178,52 +178,41 @@ def _branches(wcfg: WarpCFG) -> list[dict]:
     return out
 
 
-# -- several entries ------------------------------------------------------
-def each_entry(a: argparse.Namespace, one) -> int:
-    """Run ``one(a, kernel) -> (JSON object, text)`` on each entry chosen and print the results.
+# -- the verbs: thin layers over warpcheck.cfg / wcet / simt -------------------
+def _show(a: argparse.Namespace, r) -> int:
+    """Print the API's result as the verb does and give its exit code.
 
-    One entry (no ``--entry`` or one): its object or text, as always.  Several
-    (``--entry`` repeated, ``--all-entries``): the texts in turn, or one object
-    ``{"file", "entries": [...]}``; an entry refused gets its one-line reason
-    (``"status": "BAD_INPUT"``) and the others still run; exit 2 if any was refused.
+    One entry: its object or text.  Several (``--entry`` repeated,
+    ``--all-entries``): the texts were shown as each entry ended; with --json one
+    object ``{"file", "entries": [...]}``; an entry refused has its one-line
+    reason (``"status": "BAD_INPUT"``) and the exit code is 2.
     """
-    with one_parse_per_file():
-        return _each_entry(a, one)
-
-
-def _each_entry(a: argparse.Namespace, one) -> int:
-    names = chosen_entries(a)
-    if not (a.all_entries or len(a.entry or []) > 1):
-        obj, text = one(a, load_kernel(a.kernel, names[0]))
-        print(json.dumps(obj) if a.json else text)
-        return 0
-    objects, refused = [], []
-    for name in names:
-        try:
-            obj, text = one(a, load_kernel(a.kernel, name))
-        except WarpcheckError as e:
-            refused.append(f"{name}: {e}")
-            obj, text = {"kernel": name, "status": "BAD_INPUT", "error": str(e)}, f"kernel {name}: refused: {e}"
-        objects.append(obj)
-        if not a.json:
-            print(text + "\n", flush=True)
+    several = a.all_entries or len(a.entry or []) > 1
     if a.json:
-        print(json.dumps({"file": a.kernel, "entries": objects}))
-    if refused:
-        print(f"warpcheck {a.verb}: error: {len(refused)} of {len(names)} entries refused; first: {refused[0]}",
-              file=sys.stderr)
-        return 2
-    return 0
+        print(json.dumps(r.to_dict()))
+    elif not several:
+        print(r.report())
+    if r.refused:
+        name, why = next(iter(r.refused.items()))
+        print(f"warpcheck {a.verb}: error: {len(r.refused)} of {len(r.to_dict()['entries'])} entries refused; "
+              f"first: {name}: {why}", file=sys.stderr)
+    return r.code
+
+
+def _shown(a: argparse.Namespace):
+    """Print each entry's text as it ends (several entries, text output): a timeout keeps those done."""
+    return None if a.json else lambda text: print(text + "\n", flush=True)
 
 
 # -- cfg ------------------------------------------------------------------
 def _cfg(a: argparse.Namespace) -> int:
-    if a.dot and (a.all_entries or len(a.entry or []) > 1):
-        raise ConfigError("--dot writes the CFG of one entry; give a single --entry with --dot")
-    return each_entry(a, _cfg_one)
+    from warpcheck._kernels import cfg_of
+
+    return _show(a, cfg_of(a, _shown(a)))
 
 
-def _cfg_one(a: argparse.Namespace, kernel: Kernel) -> tuple[dict, str]:
+def cfg_one(a: argparse.Namespace, kernel: Kernel) -> tuple[dict, str, WarpCFG]:
+    """The CFG of one kernel: its JSON object, its text and the graph."""
     start = time.perf_counter()
     wcfg = _warp_cfg(a, kernel)
     other = _nodes_other_mode(a, kernel)
@@ -237,7 +226,7 @@ def _cfg_one(a: argparse.Namespace, kernel: Kernel) -> tuple[dict, str]:
                       "cost": _node_cost(wcfg, n, cost)} for n in nodes],
            "edges": [{"from": u, "to": v, "kinds": sorted(d["kinds"])} for u, v, d in wcfg.graph.edges(data=True)],
            "nodes_other_mode": other, "branches": _branches(wcfg), "seconds": seconds}
-    return obj, _cfg_report(wcfg, other, cost, seconds)
+    return obj, _cfg_report(wcfg, other, cost, seconds), wcfg
 
 
 def _nodes_other_mode(a: argparse.Namespace, kernel: Kernel) -> int | None:
@@ -297,12 +286,13 @@ def to_dot(wcfg: WarpCFG, cost: CostModel) -> str:
 
 # -- wcet -----------------------------------------------------------------
 def _wcet(a: argparse.Namespace) -> int:
-    if a.max_loop_bound is not None and a.max_loop_bound < 0:
-        raise ConfigError(f"--max-loop-bound is {a.max_loop_bound!r}; use a non-negative integer")
-    return each_entry(a, _wcet_one)
+    from warpcheck._kernels import wcet_of
+
+    return _show(a, wcet_of(a, _shown(a)))
 
 
-def _wcet_one(a: argparse.Namespace, kernel: Kernel) -> tuple[dict, str]:
+def wcet_one(a: argparse.Namespace, kernel: Kernel) -> tuple[dict, str]:
+    """The IPET bound of one kernel: its JSON object and its text."""
     from warpcheck.encodings.kernels.ipet import wcet
 
     bounds, cost = _bounds(a), _cost_model(a)
@@ -371,26 +361,32 @@ def inputs_from_mapping(data: dict, kernel: Kernel, where: str = "inputs"):
 
 
 def _simt(a: argparse.Namespace) -> int:
+    from warpcheck._kernels import simt_of
+
+    r = simt_of(a)
+    print(json.dumps(r.to_dict()) if a.json else r.report())
+    return r.code
+
+
+def simt_one(a: argparse.Namespace) -> tuple[dict, str]:
+    """One warp run concretely: its JSON object and its text."""
+    from tabulate import tabulate
+
+    from warpcheck.models.kernels.cfg import KernelCFG
     from warpcheck.sim.kernels.simt import run_warp
 
     kernel = load_kernel(a.kernel, a.entry)
-    inputs = load_inputs(a.inputs, kernel)
+    inputs = inputs_from_mapping(a.inputs, kernel) if isinstance(a.inputs, dict) else load_inputs(a.inputs, kernel)
     if a.max_steps < 1:
         raise ConfigError(f"--max-steps is {a.max_steps!r}; use a positive number of blocks")
     run = run_warp(kernel, inputs, a.threads, _cost_model(a), a.max_steps, a.warp)
-    from warpcheck.models.kernels.cfg import KernelCFG
-
     cfg = KernelCFG(kernel)
     steps = [{"block": cfg.blocks[b].label, "mask": _bits(m, a.threads)} for b, m in run.steps]
-    if a.json:
-        print(json.dumps({"kernel": kernel.name, "threads": a.threads, "steps": steps, "cycles": run.cycles}))
-    else:
-        from tabulate import tabulate
-
-        print(f"kernel {kernel.name}: one warp of {a.threads} threads, {len(steps)} blocks, {run.cycles} cycles")
-        print(tabulate([[i, s["block"], s["mask"]] for i, s in enumerate(steps)],
+    obj = {"kernel": kernel.name, "threads": a.threads, "steps": steps, "cycles": run.cycles}
+    text = (f"kernel {kernel.name}: one warp of {a.threads} threads, {len(steps)} blocks, {run.cycles} cycles\n"
+            + tabulate([[i, s["block"], s["mask"]] for i, s in enumerate(steps)],
                        headers=["step", "block", "active mask (thread 0 first)"]))
-    return 0
+    return obj, text
 
 
 def _bits(mask: int, width: int) -> str:
