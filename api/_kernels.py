@@ -166,16 +166,6 @@ def _entries(entry: str | Sequence[str] | None) -> list[str] | None:
     return [entry] if isinstance(entry, str) else [str(e) for e in entry]
 
 
-def _ceiling(verb: str, flag: str, value: int | None) -> int | None:
-    """The verb's ceiling on an option, refused with the command line's line."""
-    from warpcheck.cli.main import CEILINGS
-
-    ceiling, why = CEILINGS[(verb, flag[2:].replace("-", "_"))]
-    if value is not None and value > ceiling:
-        raise ConfigError(f"{flag} {value} is above the ceiling of {ceiling} ({why})")
-    return value
-
-
 def _seconds(timeout: float | None) -> float | None:
     if isinstance(timeout, float) and not math.isfinite(timeout):
         raise ConfigError(f"--timeout {timeout} is not allowed; give a finite number")
@@ -240,8 +230,7 @@ def wcet(kernel: str | Path, *, entry: str | Sequence[str] | None = None, all_en
     """
     a = namespace(**_analysis(kernel, entry, all_entries, value_agreement, threads, max_states, latency,
                               mem_latency),
-                  max_loop_bound=_ceiling("wcet", "--max-loop-bound",
-                                          checked("--max-loop-bound", max_loop_bound, integer)),
+                  max_loop_bound=checked("--max-loop-bound", max_loop_bound, kv.LOOP_BOUND),
                   loop_bound=assignments(loop_bounds) or None, bounds=None if bounds is None else str(bounds),
                   no_cross_check=not cross_check, timeout=_seconds(timeout))
     return _within(a.timeout, lambda: wcet_of(a))
@@ -260,7 +249,7 @@ def simt(kernel: str | Path, *, entry: str | None = None, inputs: str | Path | M
     a = namespace(kernel=str(kernel), entry=entry, inputs=dict(inputs) if isinstance(inputs, Mapping)
                   else None if inputs is None else str(inputs), threads=checked("--threads", threads, integer),
                   warp=checked("--warp", warp, integer),
-                  max_steps=_ceiling("simt", "--max-steps", checked("--max-steps", max_steps, integer)),
+                  max_steps=checked("--max-steps", max_steps, kv.MAX_STEPS),
                   latency=assignments(latency) or None, mem_latency=checked("--mem-latency", mem_latency, integer),
                   timeout=_seconds(timeout), json=True)
     return _within(a.timeout, lambda: simt_of(a))

@@ -30,6 +30,10 @@ KERNEL_HELP = "a PTX file (nvcc -ptx) or a SASS-style listing (.sass) with SSY/S
 _MODULES: dict[tuple[str, str], PtxModule | list[Kernel]] | None = None
 
 
+# The ceilings of --max-loop-bound and --max-steps (the API reads its keywords through them too).
+LOOP_BOUND = at_most(MAX_LOOP_BOUND, low=0, why="past it the two IPET solvers' floating-point answers no longer agree")
+MAX_STEPS = at_most(10**6, why="a warp runs about 3,000 blocks/s: more would take over 5 minutes")
+
 def read_module(path: str) -> PtxModule | list[Kernel]:
     """The parsed file: a PTX module, or the kernels of a SASS-style listing (cached within a run)."""
     text = read_text(path, "kernel file", lenient=True)  # bounded: /dev/zero or a runaway file is refused
@@ -432,8 +436,7 @@ def register(sub) -> None:
     p.add_argument("--loop-bound", action="append", metavar="LABEL=N", help="bound of the loop headed by LABEL")
     p.add_argument("--bounds", metavar="FILE.toml", help="loop bounds from a TOML file ([loops] LABEL = N)")
     p.add_argument("--max-loop-bound", metavar="N",
-                   type=at_most(MAX_LOOP_BOUND, low=0, why="past it the two IPET solvers' floating-point answers no "
-                                                           "longer agree"), help="bound of every loop not named")
+                   type=LOOP_BOUND, help="bound of every loop not named")
     p.add_argument("--no-cross-check", action="store_true", help="skip the HiGHS re-solve")
     p.set_defaults(func=_wcet)
 
@@ -449,8 +452,7 @@ def register(sub) -> None:
     p.add_argument("--inputs", metavar="FILE", help="parameters, block index/size and memory seed")
     p.add_argument("--warp", type=int, default=0, metavar="N",
                    help="which warp of the block runs (%%tid.x = N * W + lane; default 0)")
-    p.add_argument("--max-steps", type=at_most(10**6, why="a warp runs about 3,000 blocks/s: more would take over "
-                                                      "5 minutes"), default=100000, metavar="N",
+    p.add_argument("--max-steps", type=MAX_STEPS, default=100000, metavar="N",
                    help="give up after N blocks, as bad input (default 100000, about 30 s: about 3,000 blocks run "
                         "per second, so a kernel that never ends meets this before the default --timeout)")
     _add_timeout(p)
