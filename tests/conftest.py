@@ -17,3 +17,24 @@ def assert_status(config: SMConfig, prop: str = "", expect: str = "PASS", engine
     r = engine(engine_name)(ts, ts.agree, depth, timeout)
     assert r.status.value == expect, f"{fe.name} {prop}: {r.label} ({r.message}), expected {expect}"
     return r
+
+
+def steady(x, volatile=("seconds",)):
+    """``x`` as JSON reads it back (tuples as lists), without the keys that differ from run to run."""
+    if isinstance(x, tuple):
+        x = list(x)
+    if isinstance(x, dict):
+        return {k: steady(v, volatile) for k, v in x.items() if k not in volatile}
+    if isinstance(x, list):
+        return [steady(v, volatile) for v in x]
+    return x
+
+
+def verb_json(capsys, *argv):
+    """A verb's exit code and the one JSON object it printed (run in this process)."""
+    import json
+
+    from warpcheck.cli.main import main
+    capsys.readouterr()
+    code = main([*argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)

@@ -8,6 +8,7 @@ import pytest
 
 import warpcheck
 from warpcheck.cli.main import main
+from conftest import steady, verb_json
 
 ROOT = Path(__file__).resolve().parent.parent
 HOTSPOT = str(ROOT / "examples" / "kernels" / "hotspot.ptx")
@@ -16,19 +17,10 @@ TRITON = str(ROOT / "examples" / "corpus" / "triton_style.ptx")
 
 
 def _steady(x):
-    """``x`` without its wall-clock times."""
-    if isinstance(x, dict):
-        return {k: _steady(v) for k, v in x.items() if k != "seconds"}
-    if isinstance(x, list):
-        return [_steady(v) for v in x]
-    return x
+    return steady(x)
 
 
-def _cli(capsys, *argv):
-    """The verb's exit code and the one JSON object it printed."""
-    capsys.readouterr()
-    code = main([*argv, "--json"])
-    return code, json.loads(capsys.readouterr().out)
+_cli = verb_json
 
 
 def test_wcet_is_the_verbs_json(capsys):

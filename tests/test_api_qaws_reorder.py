@@ -10,6 +10,7 @@ import pytest
 
 import warpcheck
 from warpcheck.cli.main import main
+from conftest import steady, verb_json
 
 ROOT = Path(__file__).resolve().parent.parent
 PAPER = str(ROOT / "examples" / "reorder" / "paper_example.ptx")
@@ -19,21 +20,10 @@ VOLATILE = {"seconds", "witness"}  # wall-clock times, and where each run chose 
 
 
 def _steady(x):
-    """``x`` as JSON reads it back, without the keys that differ from run to run."""
-    if isinstance(x, tuple):
-        x = list(x)
-    if isinstance(x, dict):
-        return {k: _steady(v) for k, v in x.items() if k not in VOLATILE}
-    if isinstance(x, list):
-        return [_steady(v) for v in x]
-    return x
+    return steady(x, VOLATILE)
 
 
-def _cli(capsys, *argv):
-    """The verb's exit code and the one JSON object it printed."""
-    capsys.readouterr()
-    code = main([*argv, "--json"])
-    return code, json.loads(capsys.readouterr().out)
+_cli = verb_json
 
 
 def test_analyze_is_the_verbs_json(capsys):
