@@ -1,0 +1,126 @@
+"""Long runs for any kernel length: priority policies improved by local search (the lower side of the interval).
+
+A run is found by simulating the counter machine (``models/makespan/sm.py``)
+under a *priority policy*: per unit and cycle, the min(free slots, ready
+warps) issues go to the unit's wait phases in the order of a priority vector
+(one number per phase; a second vector takes over at a switch cycle).  Every
+such run is work-conserving by construction, so its length is a lower bound
+of the worst case; the verb replays it on the reference kernel before it
+prints it.  The search starts from the fixed policies (earliest phases first,
+latest first, the busiest unit's phases last) and keeps a mutation (one
+phase's priority redrawn, two swapped, the switch moved) when the run is at
+least as long.  It is bounded by a number of simulated runs (work), with an
+optional deadline for the verb.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.models.makespan.sm import CountSM
+
+Run = list[dict[str, int]]
+Genome = tuple[tuple[float, ...], tuple[float, ...], int]  # priorities before / after the switch, switch cycle
+
+
+@dataclass
+class WorstRun:
+    """The longest run found, the policy behind it, and how many runs were simulated."""
+
+    makespan: int
+    run: Run
+    genome: Genome
+    runs: int
+
+
+class PolicySim:
+    """Simulate the counter machine of ``kernel`` with W warps under a priority policy."""
+
+    def __init__(self, kernel: MkKernel, warps: int) -> None:
+        self.sm = sm = CountSM(kernel, warps)
+        self.warps, self.P = warps, len(sm.phases)
+        self.busy = [p for p in range(sm.done) if not sm.phases[p].is_wait]
+        self.units = [(kernel.sigma_of(u), sm.waits_on(u), sm.holders_on(u)) for u in kernel.units]
+
+    def run(self, genome: Genome) -> Run:
+        """The run of ``genome``: per cycle, the warps issued from each wait phase."""
+        first, second, switch = genome
+        orders = [[sorted(waits, key=lambda p: -prio[p]) for _, waits, _ in self.units] for prio in (first, second)]
+        n = [self.warps] + [0] * (self.P - 1)
+        out: Run = []
+        while n[-1] < self.warps:
+            order = orders[0] if len(out) < switch else orders[1]
+            issues: dict[str, int] = {}
+            moved = [(p, n[p]) for p in self.busy if n[p]]
+            for (sigma, _, holders), ranked in zip(self.units, order):
+                free = sigma - sum(n[p] for p in holders)
+                for p in ranked:
+                    if free <= 0:
+                        break
+                    if n[p]:
+                        a = min(free, n[p])
+                        free -= a
+                        issues[f"a{p}"] = a
+                        moved.append((p, a))
+            for p, a in moved:
+                n[p] -= a
+                n[p + 1] += a
+            out.append(issues)
+        return out
+
+
+def fixed_genomes(kernel: MkKernel, P: int) -> list[Genome]:
+    """Earliest phases first, latest first, and each unit's phases last (the others' first)."""
+    early = tuple(float(P - p) for p in range(P))
+    late = tuple(float(p) for p in range(P))
+    out = [(early, early, 0), (late, late, 0)]
+    sm = CountSM(kernel, 1)
+    for u in kernel.units:
+        mine = set(sm.waits_on(u))
+        prio = tuple(float(p - (P if p in mine else 0)) for p in range(P))
+        out.append((prio, late, P))
+    return out
+
+
+def _mutate(g: Genome, rng: random.Random, horizon: int) -> Genome:
+    first, second, switch = list(g[0]), list(g[1]), g[2]
+    kind = rng.random()
+    vec = first if rng.random() < 0.5 else second
+    if kind < 0.5:
+        vec[rng.randrange(len(vec))] = rng.uniform(-len(vec), 2 * len(vec))
+    elif kind < 0.85:
+        i, j = rng.randrange(len(vec)), rng.randrange(len(vec))
+        vec[i], vec[j] = vec[j], vec[i]
+    else:
+        switch = rng.randrange(horizon + 1)
+    return tuple(first), tuple(second), switch
+
+
+def search_worst_run(kernel: MkKernel, warps: int, runs: int = 200, seed: int = 0, deadline: float | None = None,
+                     progress: Callable[[int], None] | None = None) -> WorstRun:
+    """Local search over priority policies: the longest run within ``runs`` simulations (and ``deadline``)."""
+    sim, rng = PolicySim(kernel, warps), random.Random(seed)
+    best: WorstRun | None = None
+    pool = fixed_genomes(kernel, sim.P)
+    done = 0
+    while done < runs and (deadline is None or time.monotonic() < deadline):
+        if pool:
+            g = pool.pop(0)
+        else:
+            assert best is not None
+            g = _mutate(best.genome, rng, best.makespan)
+            if rng.random() < 0.1:  # a restart now and then: a random vector, so the search does not stall
+                g = _mutate((tuple(rng.uniform(0, sim.P) for _ in range(sim.P)),) * 2 + (0,), rng, best.makespan)
+        r = sim.run(g)
+        done += 1
+        if best is None or len(r) >= best.makespan:
+            improved = best is None or len(r) > best.makespan
+            best = WorstRun(len(r), r, g, done)
+            if improved and progress is not None:
+                progress(best.makespan)
+    assert best is not None
+    best.runs = done
+    return best
