@@ -9,7 +9,8 @@ from typing import Any
 
 from warpcheck.cli.contract_guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
-from warpcheck.cli.makespan.cert import CERTIFYING, certificate, run_check, write
+from warpcheck.cli.makespan.interval import LONG_PHASES, closed_uppers, interval_only
+from warpcheck.cli.makespan.cert import CERTIFYING, certificate, interval_certificate, run_check, write
 from warpcheck.cli.makespan.methods import BOUND_BUDGET, SMT_BUDGET, Outcome, exact, to_stderr
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.makespan.kernel import (MkKernel, approximation, check_warps, parse_kernel, parse_sigmas,
@@ -17,10 +18,11 @@ from warpcheck.models.makespan.kernel import (MkKernel, approximation, check_war
 from warpcheck.models.makespan.schedule import Schedule, render
 from warpcheck.sim.makespan.enum import worst_case
 from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.sim.makespan.interval import check_interval
 from warpcheck.sim.makespan.reference import reference_kernel
 from warpcheck.sim.makespan.replay import replay_issue
 
-METHODS = ("auto", "blocks", "block-ranking", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
+METHODS = ("auto", "interval", "blocks", "block-ranking", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
 AUTO_BUDGET = 120.0  # seconds auto spends when --timeout is not given: every search in it is bounded
 AUTO_RESERVE = 0.9  # the searches end at 90 % of --timeout: the rest replays and prints the schedule
 
@@ -95,7 +97,10 @@ def _kernel(args: argparse.Namespace) -> MkKernel:
     return transform(instrs, sigmas)
 
 
-def _approx(kernel: MkKernel, warps: int, x: int) -> tuple[int, int]:
+def _approx(kernel: MkKernel, warps: int, x: int) -> tuple[int, int] | None:
+    """Eq. 42-43, or None on a long kernel: it needs the exact worst case of up to x warps, by enumeration."""
+    if sum(i.latency for i in kernel.instrs) > LONG_PHASES:
+        return None
     return approximation(warps, x, lambda y: worst_case(kernel, y).makespan)
 
 
@@ -116,14 +121,17 @@ def run(args: argparse.Namespace) -> int:
     report["pessimistic"] = pessimistic(kernel, warps)
     timings["pessimistic"] = time.monotonic() - t0
     t0 = time.monotonic()
-    approx, y = _approx(kernel, warps, x)
+    estimate = _approx(kernel, warps, x)
     timings["approx"] = time.monotonic() - t0
-    report["approximation"] = {"value": approx, "x": x, "y": y}
+    approx = estimate[0] if estimate else None
+    report["approximation"] = {"value": approx, "x": x, "y": estimate[1]} if estimate else None
     t0 = time.monotonic()
     try:
         if method == "auto":
             method, out = auto_exact(kernel, warps, deadline, progress)
             out.seconds, report["method"] = time.monotonic() - t0, method
+        elif method == "interval":
+            out = interval_only(kernel, warps, deadline, progress)
         elif method in ("approx", "pessimistic"):
             out = _estimate(method, report, approx)
         else:
@@ -155,11 +163,17 @@ def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> 
     reported (exit 4), without the certificate, rather than lost to a TIMEOUT.
     """
     report["certificate"] = None
-    if not out.exact or out.proof is None or out.schedule is None:
+    if out.proof is None or out.schedule is None or (not out.exact and out.upper is None):
         return "ok"
     try:
-        cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
-        check(cert)
+        if out.exact and out.proof[0] not in ("pessimistic", "alternation"):
+            cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
+            check(cert)
+        else:
+            assert out.upper is not None
+            cert = interval_certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.upper[0],
+                                        out.proof)
+            check_interval(cert)
     except CertificateRefused as e:
         print(f"warpcheck makespan: error: internal error, the certificate written does not hold: {e}",
               file=sys.stderr)
@@ -180,15 +194,20 @@ def _upper(out: Outcome) -> dict[str, Any] | None:
 
 
 def _bounds_only(kernel: MkKernel, warps: int, pessimistic_bound: int, seconds: float) -> Outcome:
-    """No run returned in time: the busiest unit's work is a lower bound (every run does that work), Eq. 5-7 an upper."""
+    """No run returned in time: the busiest unit's work is a lower bound (every run does that work); the least
+    closed upper bound (Eq. 5-7, the alternation bound) an upper one."""
     from warpcheck.verify.makespan.abstract import work
 
     lower = max(-(-work(kernel, u) * warps // kernel.sigma_of(u)) for u in kernel.units)
+    upper, by, _ = min(closed_uppers(kernel, warps), key=lambda u: u[0])
     return Outcome(lower, False, None, seconds, "--timeout ran out before a run was returned; the makespan "
-                   "shown is the busiest unit's work, a lower bound", upper=(pessimistic_bound, "Eq. 5-7"))
+                   "shown is the busiest unit's work, a lower bound", upper=(upper, by))
 
 
-def _estimate(method: str, report: dict[str, Any], approx: int) -> Outcome:
+def _estimate(method: str, report: dict[str, Any], approx: int | None) -> Outcome:
+    if approx is None and method == "approx":
+        raise ConfigError(f"--method approx enumerates up to x warps exactly and the kernel has more than "
+                          f"{LONG_PHASES} phases; use --method interval (or auto)")
     value = approx if method == "approx" else report["pessimistic"]
     return Outcome(value, False, None, 0.0, "an upper estimate, not the exact worst case")
 
@@ -221,7 +240,11 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
               f"repeated per {cf['period']} more warp{'s' if cf['period'] > 1 else ''}, meets it)")
     print(f"pessimistic bound (Eq. 5-7): {report['pessimistic']}   [{t['pessimistic']:.3f} s]")
     a = report["approximation"]
-    print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")
+    if a is None:
+        print(f"approximation T^(W,x) (Eq. 42-43): not computed (it enumerates up to x warps exactly; the kernel "
+              f"has more than {LONG_PHASES} phases)")
+    else:
+        print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")
     if "certificate" in report:
         print(f"certificate: {report['certificate'] or 'none written (no exact answer)'}")
     if schedule is None:

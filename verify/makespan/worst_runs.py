@@ -17,8 +17,6 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable
-
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.sm import CountSM
 
@@ -99,28 +97,40 @@ def _mutate(g: Genome, rng: random.Random, horizon: int) -> Genome:
     return tuple(first), tuple(second), switch
 
 
-def search_worst_run(kernel: MkKernel, warps: int, runs: int = 200, seed: int = 0, deadline: float | None = None,
-                     progress: Callable[[int], None] | None = None) -> WorstRun:
+class PolicySearch:
+    """A resumable local search over priority policies: ``more`` simulates further runs and keeps the longest."""
+
+    def __init__(self, kernel: MkKernel, warps: int, seed: int = 0) -> None:
+        self.sim, self.rng = PolicySim(kernel, warps), random.Random(seed)
+        self.pool = fixed_genomes(kernel, self.sim.P)
+        self.best: WorstRun | None = None
+        self.runs = 0
+
+    def _next(self) -> Genome:
+        if self.pool:
+            return self.pool.pop(0)
+        assert self.best is not None
+        if self.rng.random() < 0.1:  # a restart now and then: a random vector, so the search does not stall
+            fresh = tuple(self.rng.uniform(0, self.sim.P) for _ in range(self.sim.P))
+            return fresh, fresh, 0
+        return _mutate(self.best.genome, self.rng, self.best.makespan)
+
+    def more(self, runs: int, deadline: float | None = None) -> WorstRun:
+        """Simulate up to ``runs`` more policies (fewer if ``deadline`` passes); return the longest run so far."""
+        for _ in range(runs):
+            if self.best is not None and deadline is not None and time.monotonic() >= deadline:
+                break
+            g = self._next()
+            r = self.sim.run(g)
+            self.runs += 1
+            if self.best is None or len(r) >= self.best.makespan:
+                self.best = WorstRun(len(r), r, g, self.runs)
+        assert self.best is not None
+        return self.best
+
+
+def search_worst_run(kernel: MkKernel, warps: int, runs: int = 200, seed: int = 0,
+                     deadline: float | None = None) -> WorstRun:
     """Local search over priority policies: the longest run within ``runs`` simulations (and ``deadline``)."""
-    sim, rng = PolicySim(kernel, warps), random.Random(seed)
-    best: WorstRun | None = None
-    pool = fixed_genomes(kernel, sim.P)
-    done = 0
-    while done < runs and (deadline is None or time.monotonic() < deadline):
-        if pool:
-            g = pool.pop(0)
-        else:
-            assert best is not None
-            g = _mutate(best.genome, rng, best.makespan)
-            if rng.random() < 0.1:  # a restart now and then: a random vector, so the search does not stall
-                g = _mutate((tuple(rng.uniform(0, sim.P) for _ in range(sim.P)),) * 2 + (0,), rng, best.makespan)
-        r = sim.run(g)
-        done += 1
-        if best is None or len(r) >= best.makespan:
-            improved = best is None or len(r) > best.makespan
-            best = WorstRun(len(r), r, g, done)
-            if improved and progress is not None:
-                progress(best.makespan)
-    assert best is not None
-    best.runs = done
+    best = PolicySearch(kernel, warps, seed).more(runs, deadline)
     return best

@@ -1,0 +1,74 @@
+"""The anytime interval: ``lower .. upper`` at any timeout, both certified, tightened while time remains.
+
+The lower bound is the longest run found (the local search over priority
+policies of ``verify/makespan/worst_runs.py``, plus whatever run the exact
+methods returned), replayed by the verb; the upper bound the least of the
+paper's Eq. 5-7, the alternation bound of one-cycle kernels
+(``verify/makespan/alternation.py``) and the bound tables the exact methods
+proved.  Each is re-checked without a solver by ``sim/makespan/interval.py``
+when a certificate is written.  Progress lines show the interval shrinking.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from warpcheck.cli.makespan.methods import Outcome, Progress
+from warpcheck.models.makespan.kernel import MkKernel, pessimistic
+from warpcheck.models.makespan.schedule import from_counts
+from warpcheck.verify.makespan.alternation import alternation_bound
+from warpcheck.verify.makespan.worst_runs import PolicySearch
+
+LONG_PHASES = 40  # above this many phases auto goes straight to the interval: the exact methods' graphs explode
+SLICE_RUNS = 25  # simulated runs between two checks of the clock and the progress line
+
+
+def closed_uppers(kernel: MkKernel, warps: int) -> list[tuple[int, str, tuple[str, Any]]]:
+    """The upper bounds that cost nothing: Eq. 5-7 and, on one-cycle kernels, the alternation bound."""
+    out = [(pessimistic(kernel, warps), "Eq. 5-7", ("pessimistic", None))]
+    alt = alternation_bound(kernel, warps)
+    if alt is not None:
+        out.append((alt, "alternation", ("alternation", None)))
+    return out
+
+
+def line(lower: int, upper: int, how: str) -> str:
+    """One progress line: the interval and its ratio."""
+    return f"interval: {lower} .. {upper} (upper / lower {upper / lower:.3f}; {how})"
+
+
+def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progress: Progress,
+          runs: int | None = None) -> Outcome:
+    """Tighten ``found`` (exact or not) into a certified interval: local search below, closed bounds above.
+
+    ``runs`` bounds the local search by work; without it, it runs until ``deadline``.
+    """
+    if found.exact:
+        return found
+    uppers = closed_uppers(kernel, warps)
+    if found.upper is not None and found.proof is not None:
+        uppers.append((found.upper[0], found.upper[1], found.proof))
+    upper, upper_by, proof = min(uppers, key=lambda u: u[0])
+    best_len, best_sched, how = found.makespan or 0, found.schedule, found.note
+    search = PolicySearch(kernel, warps)
+    if progress:
+        progress(line(max(best_len, 1), upper, f"bound by {upper_by}"))
+    while (runs is None or search.runs < runs) and time.monotonic() < deadline and best_len < upper:
+        step = SLICE_RUNS if runs is None else min(SLICE_RUNS, runs - search.runs)
+        r = search.more(step, deadline)
+        if r.makespan > best_len:
+            best_len, best_sched, how = r.makespan, from_counts(search.sim.sm, r.run), "a policy run (local search)"
+            if progress:
+                progress(line(best_len, upper, f"{search.runs} policies simulated"))
+    exact = best_len == upper
+    note = (f"{how}; upper bound by {upper_by}" + ("" if not exact else ": they meet, exact"))
+    return Outcome(best_len, exact, best_sched, found.seconds, note, proof=proof, upper=(upper, upper_by),
+                   tried=found.tried)
+
+
+def interval_only(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> Outcome:
+    """The interval without the exact methods (long kernels, and ``--method interval``)."""
+    start = time.monotonic()
+    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress)
+    out.seconds = time.monotonic() - start
+    return out
