@@ -128,6 +128,7 @@ def _run_check_interval(path: str, cert: dict[str, Any], as_json: bool) -> int:
     if as_json:
         print(json.dumps({"file": path, "valid": True, "interval": True, **r.__dict__}))
         return 0
-    print(f"certificate holds: the worst-case makespan of {r.kernel}, W = {r.warps}, lies in {r.lower} .. {r.upper} "
+    name = r.kernel if len(r.kernel) <= 64 else f"{r.kernel[:32]}...{r.kernel[-8:]} ({len(r.kernel)} instructions)"
+    print(f"certificate holds: the worst-case makespan of {name}, W = {r.warps}, lies in {r.lower} .. {r.upper} "
           f"(schedule replayed to {r.lower}; upper bound by {r.method}, computed again by the checker)")
     return 0

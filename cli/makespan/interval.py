@@ -15,12 +15,12 @@ from typing import Any
 
 from warpcheck.cli.makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.kernel import MkKernel, pessimistic
-from warpcheck.models.makespan.schedule import from_counts
 from warpcheck.verify.makespan.alternation import alternation_bound
-from warpcheck.verify.makespan.worst_runs import PolicySearch
+from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
 
 LONG_PHASES = 40  # above this many phases auto goes straight to the interval: the exact methods' graphs explode
 SLICE_RUNS = 25  # simulated runs between two checks of the clock and the progress line
+POST_RUNS = 10  # what the verb does after the search (schedule, replay, certificate check) costs about this many runs
 
 
 def closed_uppers(kernel: MkKernel, warps: int) -> list[tuple[int, str, tuple[str, Any]]]:
@@ -33,7 +33,9 @@ def closed_uppers(kernel: MkKernel, warps: int) -> list[tuple[int, str, tuple[st
 
 
 def line(lower: int, upper: int, how: str) -> str:
-    """One progress line: the interval and its ratio."""
+    """One progress line: the interval and its ratio (no run yet: lower 0)."""
+    if lower <= 0:
+        return f"interval: - .. {upper} (no run yet; {how})"
     return f"interval: {lower} .. {upper} (upper / lower {upper / lower:.3f}; {how})"
 
 
@@ -52,14 +54,20 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
     best_len, best_sched, how = found.makespan or 0, found.schedule, found.note
     search = PolicySearch(kernel, warps)
     if progress:
-        progress(line(max(best_len, 1), upper, f"bound by {upper_by}"))
+        progress(line(best_len, upper, f"bound by {upper_by}"))
+    mine = None
     while (runs is None or search.runs < runs) and time.monotonic() < deadline and best_len < upper:
         step = SLICE_RUNS if runs is None else min(SLICE_RUNS, runs - search.runs)
-        r = search.more(step, deadline)
-        if r.makespan > best_len:
-            best_len, best_sched, how = r.makespan, from_counts(search.sim.sm, r.run), "a policy run (local search)"
+        before = search.runs
+        mine = search.more(step, deadline - POST_RUNS * search.last)
+        if mine.makespan > best_len:
+            best_len, how = mine.makespan, "a policy run (local search)"
             if progress:
                 progress(line(best_len, upper, f"{search.runs} policies simulated"))
+        if search.runs == before:
+            break  # no time for one more run
+    if mine is not None and mine.makespan == best_len and how.startswith("a policy run"):
+        best_sched = schedule_of(search.sim, mine.run)
     exact = best_len == upper
     note = (f"{how}; upper bound by {upper_by}" + ("" if not exact else ": they meet, exact"))
     return Outcome(best_len, exact, best_sched, found.seconds, note, proof=proof, upper=(upper, upper_by),

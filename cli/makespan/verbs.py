@@ -10,6 +10,7 @@ from typing import Any
 from warpcheck.cli.contract_guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
 from warpcheck.cli.makespan.interval import LONG_PHASES, closed_uppers, interval_only
+from warpcheck.cli.makespan.ptx import PtxKernel, mapping_lines, ptx_kernel
 from warpcheck.cli.makespan.cert import CERTIFYING, certificate, interval_certificate, run_check, write
 from warpcheck.cli.makespan.methods import BOUND_BUDGET, SMT_BUDGET, Outcome, exact, to_stderr
 from warpcheck.models.errors import ConfigError
@@ -75,7 +76,25 @@ def register(sub: Any) -> None:
     p.add_argument("--check", metavar="FILE", help="check a certificate instead of searching: exit 0 if it "
                    "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    g = p.add_argument_group("kernel from PTX (instead of a kernel string; docs/makespan-interval.md)")
+    g.add_argument("--ptx", metavar="FILE", help="build the kernel from a PTX entry: its worst path (as wcet takes "
+                   "it, loops unrolled by their bounds), each instruction on the unit of its role")
+    g.add_argument("--entry", metavar="NAME", help="the PTX entry (needed when the file holds several)")
+    g.add_argument("--sm", metavar="FILE", help="SM file: lanes per unit and the unit of each role "
+                   "(examples/sm/fermi-makespan.toml, examples/sm/ampere-makespan.toml)")
+    g.add_argument("--bounds", metavar="FILE.toml", help="loop bounds ([loops] LABEL = N), as wcet reads them")
+    g.add_argument("--loop-bound", action="append", metavar="LABEL=N", help="bound of the loop headed by LABEL")
+    g.add_argument("--max-loop-bound", type=int, metavar="N", help="bound of every loop not named")
     p.set_defaults(func=run, budget_of=whole_run_budget)
+
+
+def _from_ptx(args: argparse.Namespace) -> PtxKernel:
+    """Build the kernel string and sigmas from ``--ptx`` (they replace the kernel argument and --sigma)."""
+    if args.kernel is not None or args.sigma:
+        raise ConfigError("give either a kernel string with --sigma, or --ptx FILE with --sm FILE, not both")
+    pk = ptx_kernel(args)
+    args.kernel, args.sigma = pk.text, [f"{u}={v}" for u, v in pk.sigma.items()]
+    return pk
 
 
 def _kernel(args: argparse.Namespace) -> MkKernel:
@@ -108,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the chosen method, check its schedule by replay, and print the report."""
     if args.check:
         return run_check(args.check, args.json)
+    pk = _from_ptx(args) if args.ptx else None
     kernel = _kernel(args)
     warps, x = args.warps, args.x or min(args.warps, 4)
     progress = to_stderr if not args.json else None
@@ -115,6 +135,10 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"kernel": args.kernel, "transformed": kernel.text(), "warps": warps,
                               "sigma": {s.partition("=")[0].strip(): s.partition("=")[2].strip() for s in args.sigma},
                               "method": method}
+    if pk is not None:
+        report["ptx"] = pk.to_json()
+        if progress:
+            print("\n".join(mapping_lines(pk)))
     timings: dict[str, float] = {}
     t0 = started = time.monotonic()
     deadline = started + AUTO_RESERVE * (args.timeout or AUTO_BUDGET)  # the searches end here: replay and print fit
@@ -219,12 +243,17 @@ def _check_replay(schedule: Schedule, makespan: int | None, report: dict[str, An
     return report["replay"]["ok"]
 
 
+def _short(text: str, room: int = 64) -> str:
+    """A kernel string as printed: whole up to ``room`` characters, else its ends and its length."""
+    return text if len(text) <= room else f"{text[:room // 2]}...{text[-8:]} ({len(text)} instructions)"
+
+
 def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> None:
     if as_json:
         print(json.dumps(report))
         return
     t = report["timings"]
-    print(f"kernel {report['kernel']} (transformed: {report['transformed']}), W = {report['warps']}, "
+    print(f"kernel {_short(report['kernel'])} (transformed: {_short(report['transformed'])}), W = {report['warps']}, "
           f"sigma {', '.join(f'{u}={v}' for u, v in report['sigma'].items())}")
     label = "exact worst-case makespan" if report["exact"] else "makespan (not proved exact)"
     print(f"{label}: {report['makespan']}   [{report['method']}, {t[report['method']]:.3f} s; {report['note']}]")

@@ -18,6 +18,7 @@ import random
 import time
 from dataclasses import dataclass
 from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.models.makespan.schedule import Schedule
 from warpcheck.models.makespan.sm import CountSM
 
 Run = list[dict[str, int]]
@@ -44,30 +45,74 @@ class PolicySim:
         self.units = [(kernel.sigma_of(u), sm.waits_on(u), sm.holders_on(u)) for u in kernel.units]
 
     def run(self, genome: Genome) -> Run:
-        """The run of ``genome``: per cycle, the warps issued from each wait phase."""
+        """The run of ``genome``: per cycle, the warps issued from each wait phase.
+
+        Only the non-empty phases are visited (at most W of them), so a cycle
+        costs O(W log W) whatever the kernel's length.
+        """
         first, second, switch = genome
-        orders = [[sorted(waits, key=lambda p: -prio[p]) for _, waits, _ in self.units] for prio in (first, second)]
+        unit_of = {p: j for j, (_, waits, _) in enumerate(self.units) for p in waits}
+        holder_unit = {p: j for j, (_, _, holders) in enumerate(self.units) for p in holders}
+        busy = set(self.busy)
         n = [self.warps] + [0] * (self.P - 1)
+        live = {0} if self.warps else set()  # non-empty, non-done phases
         out: Run = []
         while n[-1] < self.warps:
-            order = orders[0] if len(out) < switch else orders[1]
+            prio = first if len(out) < switch else second
+            free = [sigma for sigma, _, _ in self.units]
+            for p in live:
+                if p in holder_unit:
+                    free[holder_unit[p]] -= n[p]
             issues: dict[str, int] = {}
-            moved = [(p, n[p]) for p in self.busy if n[p]]
-            for (sigma, _, holders), ranked in zip(self.units, order):
-                free = sigma - sum(n[p] for p in holders)
-                for p in ranked:
-                    if free <= 0:
-                        break
-                    if n[p]:
-                        a = min(free, n[p])
-                        free -= a
-                        issues[f"a{p}"] = a
-                        moved.append((p, a))
+            moved = []
+            for p in sorted(live, key=lambda q: -prio[q]):
+                if p in busy:
+                    moved.append((p, n[p]))
+                    continue
+                j = unit_of[p]
+                if free[j] > 0:
+                    a = min(free[j], n[p])
+                    free[j] -= a
+                    issues[f"a{p}"] = a
+                    moved.append((p, a))
             for p, a in moved:
                 n[p] -= a
                 n[p + 1] += a
+                if not n[p]:
+                    live.discard(p)
+                if p + 1 < self.P - 1:
+                    live.add(p + 1)
             out.append(issues)
         return out
+
+
+def schedule_of(sim: PolicySim, run: Run) -> Schedule:
+    """The per-warp schedule of a run, as ``from_counts`` gives it (lowest-numbered warps first), visiting only the
+    non-empty phases: ``from_counts`` walks every phase every cycle, too slow for kernels of thousands of phases."""
+    sm = sim.sm
+    members: dict[int, list[int]] = {0: list(range(sim.warps))}
+    issue = [[0] * len(sm.kernel.instrs) for _ in range(sim.warps)]
+    busy = set(sim.busy)
+    for t, inp in enumerate(run, start=1):
+        moved: list[tuple[int, list[int]]] = []
+        for p in [q for q in members if q in busy]:
+            moved.append((p + 1, members.pop(p)))
+        for key, k in inp.items():
+            p = int(key[1:])
+            go, rest = members[p][:k], members[p][k:]
+            if rest:
+                members[p] = rest
+            else:
+                del members[p]
+            for w in go:
+                issue[w][sm.phases[p].instr] = t
+            moved.append((p + 1, go))
+        for q, ws in moved:
+            if q < sm.done:
+                members[q] = sorted(members.get(q, []) + ws)
+    if members:
+        raise ValueError("the run does not finish every warp")  # a simulator bug, not user input
+    return Schedule(sm.kernel, tuple(tuple(r) for r in issue))
 
 
 def fixed_genomes(kernel: MkKernel, P: int) -> list[Genome]:
@@ -105,6 +150,7 @@ class PolicySearch:
         self.pool = fixed_genomes(kernel, self.sim.P)
         self.best: WorstRun | None = None
         self.runs = 0
+        self.last = 0.0  # seconds of the last simulated run
 
     def _next(self) -> Genome:
         if self.pool:
@@ -118,10 +164,12 @@ class PolicySearch:
     def more(self, runs: int, deadline: float | None = None) -> WorstRun:
         """Simulate up to ``runs`` more policies (fewer if ``deadline`` passes); return the longest run so far."""
         for _ in range(runs):
-            if self.best is not None and deadline is not None and time.monotonic() >= deadline:
-                break
+            if self.best is not None and deadline is not None and time.monotonic() + self.last >= deadline:
+                break  # the next run would likely end past the deadline
             g = self._next()
+            start = time.monotonic()
             r = self.sim.run(g)
+            self.last = time.monotonic() - start
             self.runs += 1
             if self.best is None or len(r) >= self.best.makespan:
                 self.best = WorstRun(len(r), r, g, self.runs)
