@@ -4,7 +4,7 @@ The lower bound is the longest run found (the local search over priority
 policies of ``verify/makespan/worst_runs.py``, plus whatever run the exact
 methods returned), replayed by the verb; the upper bound the least of the
 paper's Eq. 5-7, the alternation bound of one-cycle kernels
-(``verify/makespan/alternation.py``) and the bound tables the exact methods
+(``models/makespan/alternation.py``) and the bound tables the exact methods
 proved.  Each is re-checked without a solver by ``sim/makespan/interval.py``
 when a certificate is written.  Progress lines show the interval shrinking.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from warpcheck.cli.makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.kernel import MkKernel, pessimistic
-from warpcheck.verify.makespan.alternation import alternation_bound
+from warpcheck.models.makespan.alternation import alternation_bound
 from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
 
 LONG_PHASES = 40  # above this many phases auto goes straight to the interval: the exact methods' graphs explode

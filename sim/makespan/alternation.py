@@ -2,7 +2,7 @@
 
 Written again from the argument of ``docs/makespan-interval.md``, on the
 kernel as ``reference.py`` transforms it (no code shared with
-``verify/makespan/alternation.py``): P phases of a warp, X of them *non-exit*
+``models/makespan/alternation.py``): P phases of a warp, X of them *non-exit*
 (the next phase is on the same unit, or there is none), sigma_max the
 largest sigma.  A cycle where one unit issues is alone, else shared; alone
 cycles that keep their warps on their unit come from non-exit phases (W X
