@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from typing import Any
@@ -17,7 +18,7 @@ from warpcheck.models.errors import ConfigError
 from warpcheck.models.makespan.kernel import (MkKernel, approximation, check_warps, parse_kernel, parse_sigmas,
                                               pessimistic, transform)
 from warpcheck.models.makespan.schedule import Schedule, render
-from warpcheck.sim.makespan.enum import worst_case
+from warpcheck.sim.makespan.enum import SearchBudgetExceeded, worst_case
 from warpcheck.sim.makespan.check import CertificateRefused, check
 from warpcheck.sim.makespan.interval import check_interval
 from warpcheck.sim.makespan.reference import reference_kernel
@@ -116,11 +117,19 @@ def _kernel(args: argparse.Namespace) -> MkKernel:
     return transform(instrs, sigmas)
 
 
-def _approx(kernel: MkKernel, warps: int, x: int) -> tuple[int, int] | None:
-    """Eq. 42-43, or None on a long kernel: it needs the exact worst case of up to x warps, by enumeration."""
+APPROX_SHARE = 0.2  # of --timeout (or of auto's budget) that the approximation's enumerations may take
+
+
+def _approx(kernel: MkKernel, warps: int, x: int, budget: float) -> tuple[int, int] | None:
+    """Eq. 42-43, or None when its exact worst cases of up to x warps (by enumeration) do not fit ``budget`` seconds
+    or the kernel is long: the interval must not wait for an estimate."""
     if sum(i.latency for i in kernel.instrs) > LONG_PHASES:
         return None
-    return approximation(warps, x, lambda y: worst_case(kernel, y).makespan)
+    deadline = time.monotonic() + budget
+    try:
+        return approximation(warps, x, lambda y: worst_case(kernel, y, max(0.01, deadline - time.monotonic())).makespan)
+    except SearchBudgetExceeded:
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -142,10 +151,13 @@ def run(args: argparse.Namespace) -> int:
     timings: dict[str, float] = {}
     t0 = started = time.monotonic()
     deadline = started + AUTO_RESERVE * (args.timeout or AUTO_BUDGET)  # the searches end here: replay and print fit
+    alarm = signal.getitimer(signal.ITIMER_REAL)[0]  # the guard's backstop counts the set-up before this point too
+    if alarm > 0:
+        deadline = min(deadline, started + AUTO_RESERVE * alarm)
     report["pessimistic"] = pessimistic(kernel, warps)
     timings["pessimistic"] = time.monotonic() - t0
     t0 = time.monotonic()
-    estimate = _approx(kernel, warps, x)
+    estimate = _approx(kernel, warps, x, APPROX_SHARE * (args.timeout or AUTO_BUDGET))
     timings["approx"] = time.monotonic() - t0
     approx = estimate[0] if estimate else None
     report["approximation"] = {"value": approx, "x": x, "y": estimate[1]} if estimate else None
@@ -230,8 +242,9 @@ def _bounds_only(kernel: MkKernel, warps: int, pessimistic_bound: int, seconds: 
 
 def _estimate(method: str, report: dict[str, Any], approx: int | None) -> Outcome:
     if approx is None and method == "approx":
-        raise ConfigError(f"--method approx enumerates up to x warps exactly and the kernel has more than "
-                          f"{LONG_PHASES} phases; use --method interval (or auto)")
+        raise ConfigError(f"--method approx enumerates up to x warps exactly, and the kernel has more than "
+                          f"{LONG_PHASES} phases or that took more than {APPROX_SHARE:.0%} of --timeout; "
+                          "use --method interval (or auto), or a longer --timeout")
     value = approx if method == "approx" else report["pessimistic"]
     return Outcome(value, False, None, 0.0, "an upper estimate, not the exact worst case")
 
@@ -270,8 +283,8 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
     print(f"pessimistic bound (Eq. 5-7): {report['pessimistic']}   [{t['pessimistic']:.3f} s]")
     a = report["approximation"]
     if a is None:
-        print(f"approximation T^(W,x) (Eq. 42-43): not computed (it enumerates up to x warps exactly; the kernel "
-              f"has more than {LONG_PHASES} phases)")
+        print(f"approximation T^(W,x) (Eq. 42-43): not computed (it enumerates up to x warps exactly: the kernel "
+              f"has more than {LONG_PHASES} phases, or that took more than {APPROX_SHARE:.0%} of the time)")
     else:
         print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")
     if "certificate" in report:
