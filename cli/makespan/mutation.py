@@ -55,7 +55,8 @@ class PolicyIgnoresHolders(PolicySim):
 
     def __init__(self, kernel: Any, warps: int) -> None:
         super().__init__(kernel, warps)
-        self.units = [(sigma, waits, []) for sigma, waits, _ in self.units]
+        none: list[int] = []
+        self.units = [(kernel.sigma_of(u), self.sm.waits_on(u), none) for u in kernel.units]
 
 
 MUTANTS: dict[str, Mutant] = {**MODEL_MUTANTS, "policy-ignores-holders": Mutant(

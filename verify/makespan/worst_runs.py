@@ -38,6 +38,8 @@ class WorstRun:
 class PolicySim:
     """Simulate the counter machine of ``kernel`` with W warps under a priority policy."""
 
+    units: list[tuple[int, list[int], list[int]]]  # per unit: sigma, its wait phases, its slot-holding phases
+
     def __init__(self, kernel: MkKernel, warps: int) -> None:
         self.sm = sm = CountSM(kernel, warps)
         self.warps, self.P = warps, len(sm.phases)
