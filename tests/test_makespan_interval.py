@@ -18,10 +18,10 @@ from warpcheck.cli.makespan import verbs  # noqa: F401  (imported here, not insi
 from warpcheck.cli.makespan.cert import interval_certificate
 from warpcheck.cli.makespan.interval import widen
 from warpcheck.cli.makespan.methods import Outcome
-from warpcheck.models.makespan.alternation import alternation_bound
+from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.kernel import make_kernel, pessimistic
 from warpcheck.models.makespan.schedule import from_counts
-from warpcheck.sim.makespan.alternation import checked_alternation
+from warpcheck.sim.makespan.alternation import checked_alternation, checked_critical_warp
 from warpcheck.sim.makespan.check import CertificateRefused
 from warpcheck.sim.makespan.interval import check_interval, eq5_7
 from warpcheck.sim.makespan.reference import reference_kernel
@@ -60,6 +60,16 @@ def test_alternation_bound_is_never_below_the_exhaustive_worst_case(inst):
     text, sigma, warps = inst
     bound = alternation_bound(make_kernel(text, sigma), warps)
     assert bound == checked_alternation(reference_kernel(text, sigma), warps)
+    assert bound >= _worst(text, sigma, warps)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances(latencies=True))
+def test_critical_warp_bound_is_never_below_the_exhaustive_worst_case(inst):
+    """Latencies and pipelining included; design and checker agree."""
+    text, sigma, warps = inst
+    bound = critical_warp_bound(make_kernel(text, sigma), warps)
+    assert bound == checked_critical_warp(reference_kernel(text, sigma), warps)
     assert bound >= _worst(text, sigma, warps)
 
 

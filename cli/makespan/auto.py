@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from typing import Sequence
+from typing import Any, Sequence
 
 from warpcheck.cli.contract_guard import abandon, worker_pool
 from warpcheck.cli.makespan.interval import LONG_PHASES, interval_only, widen
@@ -54,7 +54,8 @@ WIDEN_SHARE, WIDEN_MAX = 0.1, 2.0  # the end of the budget kept for them: a tent
 GRACE = 5.0  # seconds past its deadline a worker may take to return before it is stopped
 
 
-def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> tuple[str, Outcome]:
+def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress,
+               keep: list[Any] | None = None) -> tuple[str, Outcome]:
     """Return the method that answered and its outcome, or the certified interval found by ``deadline``.
 
     Kernels of more than LONG_PHASES phases go straight to the interval
@@ -62,12 +63,12 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
     is exact the interval is tightened with a short local search.
     """
     if sum(i.latency for i in kernel.instrs) > LONG_PHASES:  # phases of a warp
-        return "interval", interval_only(kernel, warps, deadline, progress)
+        return "interval", interval_only(kernel, warps, deadline, progress, keep)
     reserve = min(WIDEN_MAX, WIDEN_SHARE * max(0.0, deadline - time.monotonic()))
     method, out = _exact_first(kernel, warps, deadline - reserve, progress)
     if out.exact:
         return method, out
-    return "interval", widen(kernel, warps, out, deadline, progress, runs=WIDEN_RUNS)
+    return "interval", widen(kernel, warps, out, deadline, progress, runs=WIDEN_RUNS, keep=keep)
 
 
 def _exact_first(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> tuple[str, Outcome]:

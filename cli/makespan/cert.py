@@ -15,7 +15,7 @@ CERTIFYING = ("auto", "interval", "enumerate", "blocks", "block-ranking", "defic
 
 
 def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
-    if kind in ("pessimistic", "alternation"):  # closed forms: the checker computes them again
+    if kind in ("pessimistic", "alternation", "critical-warp"):  # closed forms: the checker computes them again
         return {"method": kind}
     if kind == "enumerate":  # every reached count state, uncapped (cap W + 1), with its worst case to go
         states = [list(k[:-1]) + [v] for k, v in result.value.items()]

@@ -15,7 +15,7 @@ from typing import Any
 
 from warpcheck.cli.makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.kernel import MkKernel, pessimistic
-from warpcheck.models.makespan.alternation import alternation_bound
+from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
 
 LONG_PHASES = 40  # above this many phases auto goes straight to the interval: the exact methods' graphs explode
@@ -24,8 +24,10 @@ POST_RUNS = 10  # what the verb does after the search (schedule, replay, certifi
 
 
 def closed_uppers(kernel: MkKernel, warps: int) -> list[tuple[int, str, tuple[str, Any]]]:
-    """The upper bounds that cost nothing: Eq. 5-7 and, on one-cycle kernels, the alternation bound."""
-    out = [(pessimistic(kernel, warps), "Eq. 5-7", ("pessimistic", None))]
+    """The upper bounds that cost nothing: Eq. 5-7, the critical warp's and, on one-cycle kernels, the alternation
+    bound (the first of the least wins)."""
+    out = [(pessimistic(kernel, warps), "Eq. 5-7", ("pessimistic", None)),
+           (critical_warp_bound(kernel, warps), "critical-warp", ("critical-warp", None))]
     alt = alternation_bound(kernel, warps)
     if alt is not None:
         out.append((alt, "alternation", ("alternation", None)))
@@ -40,10 +42,11 @@ def line(lower: int, upper: int, how: str) -> str:
 
 
 def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progress: Progress,
-          runs: int | None = None) -> Outcome:
+          runs: int | None = None, keep: list[Any] | None = None) -> Outcome:
     """Tighten ``found`` (exact or not) into a certified interval: local search below, closed bounds above.
 
-    ``runs`` bounds the local search by work; without it, it runs until ``deadline``.
+    ``runs`` bounds the local search by work; without it, it runs until ``deadline``.  ``keep`` receives
+    (length, simulator, run) of each longer run at once, so that a caller stopped by the alarm still has it.
     """
     if found.exact:
         return found
@@ -62,6 +65,8 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
         mine = search.more(step, deadline - POST_RUNS * search.last)
         if mine.makespan > best_len:
             best_len, how = mine.makespan, "a policy run (local search)"
+            if keep is not None:
+                keep[:] = [(best_len, search.sim, mine.run)]
             if progress:
                 progress(line(best_len, upper, f"{search.runs} policies simulated"))
         if search.runs == before:
@@ -74,9 +79,20 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
                    tried=found.tried)
 
 
-def interval_only(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> Outcome:
+def interval_only(kernel: MkKernel, warps: int, deadline: float, progress: Progress,
+                  keep: list[Any] | None = None) -> Outcome:
     """The interval without the exact methods (long kernels, and ``--method interval``)."""
     start = time.monotonic()
-    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress)
+    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress, keep=keep)
     out.seconds = time.monotonic() - start
     return out
+
+
+def kept(kernel: MkKernel, warps: int, keep: list[Any], seconds: float) -> Outcome | None:
+    """The longest run ``widen`` had found when the alarm stopped the search, with the least closed upper bound."""
+    if not keep:
+        return None
+    length, sim, run = keep[0]
+    upper, by, proof = min(closed_uppers(kernel, warps), key=lambda u: u[0])
+    return Outcome(length, length == upper, schedule_of(sim, run), seconds, "--timeout ran out: the longest policy "
+                   f"run found by then; upper bound by {by}", proof=proof, upper=(upper, by))

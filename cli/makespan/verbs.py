@@ -10,7 +10,7 @@ from typing import Any
 
 from warpcheck.cli.contract_guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
-from warpcheck.cli.makespan.interval import LONG_PHASES, closed_uppers, interval_only
+from warpcheck.cli.makespan.interval import LONG_PHASES, closed_uppers, interval_only, kept
 from warpcheck.cli.makespan.ptx import PtxKernel, mapping_lines, ptx_kernel
 from warpcheck.cli.makespan.cert import CERTIFYING, certificate, interval_certificate, run_check, write
 from warpcheck.cli.makespan.methods import BOUND_BUDGET, SMT_BUDGET, Outcome, exact, to_stderr
@@ -162,19 +162,21 @@ def run(args: argparse.Namespace) -> int:
     approx = estimate[0] if estimate else None
     report["approximation"] = {"value": approx, "x": x, "y": estimate[1]} if estimate else None
     t0 = time.monotonic()
+    keep: list[Any] = []  # the interval's longest run so far, for when the alarm stops the search
     try:
         if method == "auto":
-            method, out = auto_exact(kernel, warps, deadline, progress)
+            method, out = auto_exact(kernel, warps, deadline, progress, keep)
             out.seconds, report["method"] = time.monotonic() - t0, method
         elif method == "interval":
-            out = interval_only(kernel, warps, deadline, progress)
+            out = interval_only(kernel, warps, deadline, progress, keep)
         elif method in ("approx", "pessimistic"):
             out = _estimate(method, report, approx)
         else:
             budget = None if args.timeout is None else max(0.1, deadline - time.monotonic())
             out = exact(method, kernel, warps, budget, progress)
     except RunTimeout:  # the alarm ended the search before it returned its run: keep the bounds known for sure
-        out = _bounds_only(kernel, warps, report["pessimistic"], time.monotonic() - t0)
+        out = kept(kernel, warps, keep, time.monotonic() - t0) or \
+            _bounds_only(kernel, warps, report["pessimistic"], time.monotonic() - t0)
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},
@@ -202,7 +204,7 @@ def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> 
     if out.proof is None or out.schedule is None or (not out.exact and out.upper is None):
         return "ok"
     try:
-        if out.exact and out.proof[0] not in ("pessimistic", "alternation"):
+        if out.exact and out.proof[0] not in ("pessimistic", "alternation", "critical-warp"):
             cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
             check(cert)
         else:

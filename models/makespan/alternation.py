@@ -39,3 +39,21 @@ def alternation_bound(kernel: MkKernel, warps: int) -> int | None:
     P, X = len(kernel.instrs), non_exit_phases(kernel)
     tail = min(warps, max(s for _, s in kernel.sigma)) * P
     return (2 * warps * P + warps * X + tail) // 3
+
+
+def critical_warp_bound(kernel: MkKernel, warps: int) -> int:
+    """The bound of the warp that ends last: its own phases, plus the cycles it waits on a unit that others fill.
+
+    While that warp waits to issue on unit u, every slot of u is taken by
+    other warps (work conservation), each of which uses h_u slot-cycles of u
+    (1 per pipelined instruction, its latency per other instruction): at most
+    floor((W - 1) h_u / sigma_u) such cycles per unit.  Any kernel, latencies
+    included; beside Eq. 5-7 it gains on pipelined instructions and on
+    sigma > 1.
+    """
+    phases = sum(ins.latency for ins in kernel.instrs)
+    wait = 0
+    for u in kernel.units:
+        slot_cycles = sum(1 if ins.pipelined else ins.latency for ins in kernel.instrs if ins.unit == u)
+        wait += (warps - 1) * slot_cycles // kernel.sigma_of(u)
+    return phases + wait

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.makespan.alternation import alternation_bound
+from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.kernel import MkInstr, MkKernel, transform
 from warpcheck.models.makespan.moves import CountMoves, Key
 from warpcheck.models.makespan.sm import CountSM, Phase
@@ -137,6 +137,11 @@ def _alternation_final_is_exit(kernel: MkKernel, warps: int) -> int | None:
     return (2 * warps * len(units) + warps * stay + tail) // 3
 
 
+def _critical_warp_without_own_cycles(kernel: MkKernel, warps: int) -> int:
+    """The critical warp's bound without the warp's own cycles (only its waits)."""
+    return critical_warp_bound(kernel, warps) - sum(ins.latency for ins in kernel.instrs)
+
+
 @dataclass(frozen=True)
 class Mutant:
     """A named single-point bug: what it breaks, the design objects it replaces, and an instance that shows it."""
@@ -177,6 +182,9 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            method="interval"),
     Mutant("alternation-final-is-exit", "alternation bound: a warp's last phase is counted as an exit",
            {"alternation.alternation_bound": _alternation_final_is_exit}, "L", {"L": "1"}, method="interval"),
+    Mutant("critical-warp-waits-only", "critical-warp bound: the last warp's own cycles are left out",
+           {"alternation.critical_warp_bound": _critical_warp_without_own_cycles}, "L C3p", {"L": "2", "C": "1"},
+           method="interval"),
 ]}
 
 

@@ -31,3 +31,18 @@ def checked_alternation(kernel: RefKernel, warps: int) -> int:
     largest = max(s for _, s in kernel.sigma)
     total = 2 * warps * phases + warps * stay + min(warps, largest) * phases
     return total // 3
+
+
+def checked_critical_warp(kernel: RefKernel, warps: int) -> int:
+    """The last warp's bound: its own cycles plus, per unit, the cycles the other warps can fill every slot.
+
+    Written again from the argument (``docs/makespan-interval.md``): a warp
+    waiting on unit u sees its sigma_u slots taken; the other W - 1 warps
+    hold u for (W - 1) times their slot-cycles on u in all.
+    """
+    own = sum(i.latency for i in kernel.instrs)
+    filled = 0
+    for unit, sigma in kernel.sigma:
+        held = sum(i.latency if not i.pipelined else 1 for i in kernel.instrs if i.unit == unit)
+        filled += ((warps - 1) * held) // sigma
+    return own + filled

@@ -11,6 +11,8 @@ work-conserving run of L cycles exists, so the worst case is at least L.  The
   cycles of the unit's instructions);
 - ``{"method": "alternation"}``: the alternation bound of one-cycle kernels
   (``alternation.py``, proved in ``docs/makespan-interval.md``);
+- ``{"method": "critical-warp"}``: the last warp's own cycles plus the cycles
+  the others can fill its unit (``alternation.py``, same page);
 - any bound table that ``check.py`` knows (capped counts with a potential,
   blocks), checked by its rules; its bound must be U.
 
@@ -23,7 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from warpcheck.sim.makespan.alternation import AlternationRefused, checked_alternation
+from warpcheck.sim.makespan.alternation import AlternationRefused, checked_alternation, checked_critical_warp
 from warpcheck.sim.makespan.blocks import BlocksRefused, blocks_upper, check_blocks, read_blocks
 from warpcheck.sim.makespan.check import (CertificateRefused, _field, _instance, _refuse, _run, _upper, check_bound,
                                           read_bound)
@@ -53,6 +55,8 @@ def _proved_upper(kernel: RefKernel, warps: int, bound: dict[str, Any]) -> int:
     method = bound.get("method")
     if method == "pessimistic":
         return eq5_7(kernel, warps)
+    if method == "critical-warp":
+        return checked_critical_warp(kernel, warps)
     if method == "alternation":
         try:
             return checked_alternation(kernel, warps)
