@@ -58,7 +58,9 @@ def register(sub: Any) -> None:
                         "by side (blocks then block-ranking; deficit; ranking; the first exact answer stops the "
                         "others; two, block-ranking and ranking, on a steep kernel, whose cheap runs outgrow every "
                         "unit's work), then, up to 32 warps, enumerate on with the last third (all within --timeout, "
-                        "default 120 s); "
+                        "default 120 s); when none is exact, the certified interval lower .. upper (kernels above 40 "
+                        "phases go straight to it); interval: only that (policy runs below; Eq. 5-7, the critical-warp "
+                        "and the alternation bounds above; docs/makespan-interval.md); "
                         "blocks: deficit accounting over runs of same-unit phases (one-cycle kernels); "
                         "block-ranking: a ranking function over those blocks, found by LP; "
                         "deficit: deficit accounting over capped counts, refined by caps and linear invariants; "
@@ -73,7 +75,8 @@ def register(sub: Any) -> None:
                    "blocks, block-ranking, deficit and ranking 60, enumerate 3600; the whole run stops with TIMEOUT "
                    "shortly after)")
     p.add_argument("--certificate", metavar="FILE", help="write a certificate of the exact answer (JSON: the "
-                   "schedule and the upper-bound potential); methods auto, enumerate, blocks, block-ranking, deficit and ranking")
+                   "schedule and the upper-bound potential), or of the interval (the run and the upper bound's proof); "
+                   "methods auto, interval, enumerate, blocks, block-ranking, deficit and ranking")
     p.add_argument("--check", metavar="FILE", help="check a certificate instead of searching: exit 0 if it "
                    "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
