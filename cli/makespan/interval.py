@@ -88,11 +88,18 @@ def interval_only(kernel: MkKernel, warps: int, deadline: float, progress: Progr
     return out
 
 
-def kept(kernel: MkKernel, warps: int, keep: list[Any], seconds: float) -> Outcome | None:
-    """The longest run ``widen`` had found when the alarm stopped the search, with the least closed upper bound."""
-    if not keep:
-        return None
-    length, sim, run = keep[0]
+FALLBACK_RUNS = 3  # policy runs when the alarm stopped the search before the interval had any (work, not seconds)
+
+
+def kept(kernel: MkKernel, warps: int, keep: list[Any], seconds: float) -> Outcome:
+    """The longest run ``widen`` had found when the alarm stopped the search (or, if it had none yet, the longest of
+    the first fixed policies' runs), with the least closed upper bound."""
+    if keep:
+        length, sim, run = keep[0]
+    else:
+        search = PolicySearch(kernel, warps)
+        best = search.more(FALLBACK_RUNS)
+        length, sim, run = best.makespan, search.sim, best.run
     upper, by, proof = min(closed_uppers(kernel, warps), key=lambda u: u[0])
     return Outcome(length, length == upper, schedule_of(sim, run), seconds, "--timeout ran out: the longest policy "
                    f"run found by then; upper bound by {by}", proof=proof, upper=(upper, by))

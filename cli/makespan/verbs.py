@@ -11,7 +11,6 @@ from typing import Any
 from warpcheck.cli.contract_guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
 from warpcheck.cli.makespan.interval import LONG_PHASES, closed_uppers, interval_only, kept
-from warpcheck.cli.makespan.ptx import PtxKernel, mapping_lines, ptx_kernel
 from warpcheck.cli.makespan.cert import CERTIFYING, certificate, interval_certificate, run_check, write
 from warpcheck.cli.makespan.methods import BOUND_BUDGET, SMT_BUDGET, Outcome, exact, to_stderr
 from warpcheck.models.errors import ConfigError
@@ -92,8 +91,14 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run, budget_of=whole_run_budget)
 
 
-def _from_ptx(args: argparse.Namespace) -> PtxKernel:
-    """Build the kernel string and sigmas from ``--ptx`` (they replace the kernel argument and --sigma)."""
+def _from_ptx(args: argparse.Namespace) -> Any:
+    """Build the kernel string and sigmas from ``--ptx`` (they replace the kernel argument and --sigma).
+
+    Imported here: the PTX reader, the warp-level CFG and IPET take seconds to import, which a kernel string
+    does not need.
+    """
+    from warpcheck.cli.makespan.ptx import ptx_kernel
+
     if args.kernel is not None or args.sigma:
         raise ConfigError("give either a kernel string with --sigma, or --ptx FILE with --sm FILE, not both")
     pk = ptx_kernel(args)
@@ -148,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
                               "sigma": {s.partition("=")[0].strip(): s.partition("=")[2].strip() for s in args.sigma},
                               "method": method}
     if pk is not None:
+        from warpcheck.cli.makespan.ptx import mapping_lines
+
         report["ptx"] = pk.to_json()
         if progress:
             print("\n".join(mapping_lines(pk)))
@@ -178,8 +185,7 @@ def run(args: argparse.Namespace) -> int:
             budget = None if args.timeout is None else max(0.1, deadline - time.monotonic())
             out = exact(method, kernel, warps, budget, progress)
     except RunTimeout:  # the alarm ended the search before it returned its run: keep the bounds known for sure
-        out = kept(kernel, warps, keep, time.monotonic() - t0) or \
-            _bounds_only(kernel, warps, report["pessimistic"], time.monotonic() - t0)
+        out = kept(kernel, warps, keep, time.monotonic() - t0)
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},
@@ -232,17 +238,6 @@ def _upper(out: Outcome) -> dict[str, Any] | None:
     if out.exact and out.makespan is not None:
         return {"value": out.makespan, "method": "exact"}
     return {"value": out.upper[0], "method": out.upper[1]} if out.upper else None
-
-
-def _bounds_only(kernel: MkKernel, warps: int, pessimistic_bound: int, seconds: float) -> Outcome:
-    """No run returned in time: the busiest unit's work is a lower bound (every run does that work); the least
-    closed upper bound (Eq. 5-7, the alternation bound) an upper one."""
-    from warpcheck.verify.makespan.abstract import work
-
-    lower = max(-(-work(kernel, u) * warps // kernel.sigma_of(u)) for u in kernel.units)
-    upper, by, _ = min(closed_uppers(kernel, warps), key=lambda u: u[0])
-    return Outcome(lower, False, None, seconds, "--timeout ran out before a run was returned; the makespan "
-                   "shown is the busiest unit's work, a lower bound", upper=(upper, by))
 
 
 def _estimate(method: str, report: dict[str, Any], approx: int | None) -> Outcome:
