@@ -80,10 +80,10 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
 
 
 def interval_only(kernel: MkKernel, warps: int, deadline: float, progress: Progress,
-                  keep: list[Any] | None = None) -> Outcome:
-    """The interval without the exact methods (long kernels, and ``--method interval``)."""
+                  keep: list[Any] | None = None, runs: int | None = None) -> Outcome:
+    """The interval without the exact methods (long kernels, and ``--method interval``); ``runs`` as in widen."""
     start = time.monotonic()
-    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress, keep=keep)
+    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress, runs, keep)
     out.seconds = time.monotonic() - start
     return out
 
