@@ -131,12 +131,25 @@ def long_table(rows: list[dict[str, Any]]) -> str:
                        f"{sum(x <= 1.02 for x in ratios)} | {sum(x <= 1.10 for x in ratios)} | "
                        f"{statistics.median(ratios):.3f} | {max(ratios):.3f} | {ok} of {len(sel)} |"
                        if ratios else f"| {length} | {w} | {len(sel)} | - | - | - | - | - | {ok} |")
+    ratios = sorted(x for x in map(_ratio, rows) if x is not None)
+    if ratios:
+        q = [ratios[int(f * (len(ratios) - 1))] for f in (0, 0.25, 0.5, 0.75, 1)]
+        out += ["", f"All {len(ratios)} answered runs: min {q[0]:.3f}, quartiles {q[1]:.3f} / {q[2]:.3f} / {q[3]:.3f}, "
+                    f"max {q[4]:.3f}; <= 1.02: {sum(x <= 1.02 for x in ratios)}, <= 1.10: "
+                    f"{sum(x <= 1.10 for x in ratios)}, <= 1.25: {sum(x <= 1.25 for x in ratios)}; upper bound by "
+                    + ", ".join(f"{b} {sum(1 for r in rows if r.get('by') == b)}"
+                                for b in ("exact", "alternation", "critical-warp", "Eq. 5-7"))]
     out += ["", "| kernel | length | phases | sigma | W | lower .. upper | ratio | upper by | Eq. 5-7 | approx. | s |",
             "|---" * 11 + "|"]
     for r in rows:
         ratio = _ratio(r)
-        sig = r["sigma"] if isinstance(r["sigma"], str) else ", ".join(f"{u}={v}" for u, v in r["sigma"].items())
-        out.append(f"| {r['kernel']} | {r['length']} | {r.get('phases', '-')} | {os.path.basename(sig)} | {r['W']} | "
+        sig = os.path.basename(r["sigma"]) if isinstance(r["sigma"], str) else \
+            ", ".join(f"{u}={v}" for u, v in r["sigma"].items())
+        if r.get("error"):
+            out.append(f"| {r['kernel']} | {r['length']} | - | {sig} | {r['W']} | refused: {r['error']} |"
+                       " - | - | - | - | - |")
+            continue
+        out.append(f"| {r['kernel']} | {r['length']} | {r.get('phases', '-')} | {sig} | {r['W']} | "
                    f"{r.get('lower')} .. {r.get('upper')} | {f'{ratio:.3f}' if ratio else '-'} | {r.get('by', '-')} | "
                    f"{r.get('pessimistic', '-')} | {r.get('approximation') or '-'} | {r['seconds']:.1f} |")
     return "\n".join(out)

@@ -50,7 +50,7 @@ LARGE_SHARE = 0.95  # above SMALL warps: an enumeration that did not end in its 
 # there (on the random family at W = 128 every kernel it answers ends in that time); the 5 % left lets a worker
 # finishing late still return its run rather than be stopped
 WIDEN_RUNS = 100  # policy runs that tighten the lower bound when no exact method answered (work, not seconds)
-WIDEN_SHARE, WIDEN_MAX = 0.1, 2.0  # the end of the budget kept for them: a tenth, at most 2 s
+WIDEN_GRACE = 0.5  # seconds past the searches' deadline the policy runs may take (the exact methods keep all theirs)
 GRACE = 5.0  # seconds past its deadline a worker may take to return before it is stopped
 
 
@@ -64,11 +64,11 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
     """
     if sum(i.latency for i in kernel.instrs) > LONG_PHASES:  # phases of a warp
         return "interval", interval_only(kernel, warps, deadline, progress, keep)
-    reserve = min(WIDEN_MAX, WIDEN_SHARE * max(0.0, deadline - time.monotonic()))
-    method, out = _exact_first(kernel, warps, deadline - reserve, progress)
+    method, out = _exact_first(kernel, warps, deadline, progress)
     if out.exact:
         return method, out
-    return "interval", widen(kernel, warps, out, deadline, progress, runs=WIDEN_RUNS, keep=keep)
+    # after the searches' deadline, in the verb's own reserve: bounded by runs, and the alarm loses nothing (keep)
+    return "interval", widen(kernel, warps, out, deadline + WIDEN_GRACE, progress, runs=WIDEN_RUNS, keep=keep)
 
 
 def _exact_first(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> tuple[str, Outcome]:
@@ -96,9 +96,10 @@ def _exact_first(kernel: MkKernel, warps: int, deadline: float, progress: Progre
     summaries.append(last.summary("enumerate"))
     if not last.exact:
         best = max([out, cheap_run(kernel, warps)] + [o for _, o in tried], key=lambda o: o.makespan or 0)
-        uppers = [o.upper for _, o in tried if o.upper is not None]
+        bounded = [o for _, o in tried if o.upper is not None]
+        least = min(bounded, key=lambda o: o.upper[0] if o.upper else 0) if bounded else None
         last = Outcome(best.makespan, False, best.schedule, 0.0, f"{last.note}; lower bound from the best run found",
-                       upper=min(uppers) if uppers else None)
+                       upper=least.upper if least else None, proof=least.proof if least else None)
     last.tried = summaries
     return "enumerate", last
 
