@@ -340,6 +340,20 @@ def random_main(args: argparse.Namespace) -> None:
     print(text)
 
 
+def long_main(args: argparse.Namespace) -> None:
+    """The interval benchmark of ``makespan_long.py``; writes the markdown and JSON files."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from makespan_long import long_table, run_all
+
+    rows = run_all(args.seed, args.cap, args.jobs)
+    text = long_table(rows)
+    with open(f"{args.out}.json", "w") as f:
+        json.dump({"timeout": args.cap, "seed": args.seed, "rows": rows}, f, indent=1)
+    with open(f"{args.out}.md", "w") as f:
+        f.write(text + "\n")
+    print(text)
+
+
 def main() -> None:
     """Run every family and method, then write the markdown and JSON files."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -356,8 +370,16 @@ def main() -> None:
                         "timeouts (10 s at W = 32 and 128, 60 s at W = 600), instead of each method at --cap")
     p.add_argument("--only", default="", metavar="K1,K2",
                    help="with --random: run only these kernels of the family (their texts, comma-separated)")
-    p.add_argument("--jobs", type=int, default=2, help="worker processes for the random family")
+    p.add_argument("--jobs", type=int, default=2, help="worker processes for the random family (runs at a time "
+                   "with --long)")
+    p.add_argument("--long", action="store_true",
+                   help="instead: the interval benchmark (benchmarks/makespan_long.py): 30 generated kernels of 16-128 "
+                        "instructions and the PTX entries of examples/kernels/, at W = 8, 32, 64, through auto with "
+                        "--timeout CAP, every certificate re-checked; prints the interval ratio upper / lower")
     args = p.parse_args()
+    if args.long:
+        long_main(args)
+        return
     if args.kernels:
         random_main(args)
         return

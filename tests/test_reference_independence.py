@@ -31,11 +31,12 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
               "verify.qaws.kernels"]),
     # the searches and the design's transform, vs the certificate checker and the reference enumeration
     "makespan": (["models.makespan.kernel", "models.makespan.sm", "models.makespan.moves", "models.makespan.schedule",
+                  "models.makespan.alternation", "models.makespan.ptx_units",
                   "sim.makespan.enum", "encodings.makespan.smt", "encodings.makespan.ilp",
                   *[f"verify.makespan.{m}" for m in ("abstract", "block_ranking", "cegar", "phases", "pump",
-                                                     "ranking", "search")]],
+                                                     "ranking", "search", "worst_runs")]],
                  [f"sim.makespan.{m}" for m in ("check", "replay", "capped", "lininv", "pumped", "blocks", "numbers",
-                                                "reference", "reference_enum")]),
+                                                "reference", "reference_enum", "alternation", "interval")]),
     # the warp-level analyses (parser classes, stack, CFG, value agreement, IPET) vs each thread run alone
     "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from typing import Sequence
+from typing import Any, Sequence
 
 from warpcheck.cli.contract_guard import abandon, worker_pool
+from warpcheck.cli.makespan.interval import LONG_PHASES, interval_only, widen
 from warpcheck.cli.makespan.methods import BOUNDS, Outcome, Progress, enumerate_counts, timed, to_stderr
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.schedule import from_counts
@@ -48,11 +49,30 @@ PORTFOLIO_SHARE = 2 / 3  # of the time left after the first enumeration, up to S
 LARGE_SHARE = 0.95  # above SMALL warps: an enumeration that did not end in its first quarter second is hopeless
 # there (on the random family at W = 128 every kernel it answers ends in that time); the 5 % left lets a worker
 # finishing late still return its run rather than be stopped
+WIDEN_RUNS = 100  # policy runs that tighten the lower bound when no exact method answered (work, not seconds)
+WIDEN_GRACE = 0.5  # seconds past the searches' deadline the policy runs may take (the exact methods keep all theirs)
 GRACE = 5.0  # seconds past its deadline a worker may take to return before it is stopped
 
 
-def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> tuple[str, Outcome]:
-    """Return the method that answered and its outcome, or the best run and least bound found by ``deadline``."""
+def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress,
+               keep: list[Any] | None = None) -> tuple[str, Outcome]:
+    """Return the method that answered and its outcome, or the certified interval found by ``deadline``.
+
+    Kernels of more than LONG_PHASES phases go straight to the interval
+    (``interval.py``); the others try the exact methods first, and when none
+    is exact the interval is tightened with a short local search.
+    """
+    if sum(i.latency for i in kernel.instrs) > LONG_PHASES:  # phases of a warp
+        return "interval", interval_only(kernel, warps, deadline, progress, keep)
+    method, out = _exact_first(kernel, warps, deadline, progress)
+    if out.exact:
+        return method, out
+    # after the searches' deadline, in the verb's own reserve: bounded by runs, and the alarm loses nothing (keep)
+    return "interval", widen(kernel, warps, out, deadline + WIDEN_GRACE, progress, runs=WIDEN_RUNS, keep=keep)
+
+
+def _exact_first(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> tuple[str, Outcome]:
+    """The exact methods: a brief enumeration, the portfolio, the enumeration resumed."""
     search = Enumeration(kernel, warps)
     first = FIRST if warps <= SMALL else FIRST_LARGE
     out = enumerate_counts(kernel, warps, max(0.1, min(first, deadline - time.monotonic())), progress, search)
@@ -76,9 +96,10 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
     summaries.append(last.summary("enumerate"))
     if not last.exact:
         best = max([out, cheap_run(kernel, warps)] + [o for _, o in tried], key=lambda o: o.makespan or 0)
-        uppers = [o.upper for _, o in tried if o.upper is not None]
+        bounded = [o for _, o in tried if o.upper is not None]
+        least = min(bounded, key=lambda o: o.upper[0] if o.upper else 0) if bounded else None
         last = Outcome(best.makespan, False, best.schedule, 0.0, f"{last.note}; lower bound from the best run found",
-                       upper=min(uppers) if uppers else None)
+                       upper=least.upper if least else None, proof=least.proof if least else None)
     last.tried = summaries
     return "enumerate", last
 

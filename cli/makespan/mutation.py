@@ -31,18 +31,38 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from warpcheck.cli.makespan.cert import certificate
+from warpcheck.cli.makespan.cert import certificate, interval_certificate
+from warpcheck.cli.makespan.interval import widen
 from warpcheck.cli.makespan.methods import Outcome, exact
-from warpcheck.models.makespan.mutants import MUTANTS, Mutant
+from warpcheck.models.makespan.mutants import MUTANTS as MODEL_MUTANTS
+from warpcheck.models.makespan.mutants import Mutant
 from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.sim.makespan.interval import check_interval
 from warpcheck.sim.makespan.reference import reference_kernel
 from warpcheck.sim.makespan.reference_enum import reference_worst_case
 from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.verify.makespan.worst_runs import PolicySim
 from warpcheck.verify.mutation import Kill
 
 __all__ = ["MUTANTS", "kill", "applied"]
 
 BUDGET = 30.0  # seconds a bound method may search (enumerate, the default, is bounded by the instance's size)
+INTERVAL_RUNS = 40  # policy runs of the interval's local search on a mutant's instance (work, not seconds)
+
+
+class PolicyIgnoresHolders(PolicySim):
+    """The policy simulation forgets that a busy non-pipelined instruction holds its unit: every slot looks free."""
+
+    def __init__(self, kernel: Any, warps: int) -> None:
+        super().__init__(kernel, warps)
+        none: list[int] = []
+        self.units = [(kernel.sigma_of(u), self.sm.waits_on(u), none) for u in kernel.units]
+
+
+MUTANTS: dict[str, Mutant] = {**MODEL_MUTANTS, "policy-ignores-holders": Mutant(
+    "policy-ignores-holders", "interval: the policy runs issue on a unit whose slot a busy instruction holds",
+    {"verify.makespan.worst_runs.PolicySim": PolicyIgnoresHolders}, "C2 L", {"C": "1", "L": "1"},
+    method="interval")}
 
 
 def _loaded() -> list[Any]:
@@ -67,7 +87,8 @@ def applied(m: Mutant) -> Iterator[None]:
     pairs = []
     for key, new in m.patches.items():
         mod, _, name = key.rpartition(".")
-        pairs.append((name, getattr(sys.modules[f"warpcheck.models.makespan.{mod}"], name), new))
+        where = f"warpcheck.{mod}" if "." in mod else f"warpcheck.models.makespan.{mod}"  # short: models/makespan
+        pairs.append((name, getattr(sys.modules[where], name), new))
     for name, old, new in pairs:
         _swap(name, old, new)
     try:
@@ -82,7 +103,14 @@ def _search(m: Mutant, warps: int, method: str) -> tuple[Outcome, dict[str, Any]
     from warpcheck.models.makespan.kernel import make_kernel
 
     with applied(m):
-        o = exact(method, make_kernel(m.kernel, dict(m.sigma)), warps, BUDGET, None)
+        kernel = make_kernel(m.kernel, dict(m.sigma))
+        if method == "interval":
+            o = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), float("inf"), None,
+                      runs=INTERVAL_RUNS)
+            cert = interval_certificate(m.kernel, dict(m.sigma), warps, o.schedule, o.upper[0], o.proof) \
+                if o.schedule and o.upper and o.proof else None
+            return o, cert
+        o = exact(method, kernel, warps, BUDGET, None)
         cert = certificate(m.kernel, dict(m.sigma), warps, o.schedule, o.proof) \
             if o.exact and o.proof and o.schedule else None
     return o, cert
@@ -93,7 +121,7 @@ def _judge(m: Mutant, warps: int, o: Outcome, cert: dict[str, Any] | None) -> tu
     refused = ""
     if cert is not None:
         try:
-            check(cert)
+            check_interval(cert) if cert.get("interval") else check(cert)
         except CertificateRefused as e:
             refused = str(e).removeprefix("certificate refused: ")
     rk = reference_kernel(m.kernel, dict(m.sigma))
@@ -102,7 +130,7 @@ def _judge(m: Mutant, warps: int, o: Outcome, cert: dict[str, Any] | None) -> tu
     real_ok = real.ok and real.makespan == ref.makespan
     mine = replay_issue(rk, o.schedule.issue) if o.schedule else None
     run_refused = mine is not None and (not mine.ok or mine.makespan != o.makespan)
-    upper = o.makespan if o.exact else (o.upper[0] if o.upper else None)
+    upper = o.upper[0] if o.upper else o.makespan if o.exact else None
     below = upper is not None and upper < ref.makespan  # a bound the reference's run breaks
     differs = o.exact and o.makespan != ref.makespan
     said = f"search {o.makespan}{'' if o.exact else f' (not exact, bound {upper})'}, reference {ref.makespan}"
@@ -115,10 +143,15 @@ def _judge(m: Mutant, warps: int, o: Outcome, cert: dict[str, Any] | None) -> tu
     return status, said, bool(refused) or run_refused or (below and real_ok)
 
 
-def kill(name: str, out: Path, warps: int | None = None, method: str = "enumerate") -> Kill:
-    """Search the mutant's instance with ``method`` and judge the answer independently (see the module's docstring)."""
+def kill(name: str, out: Path, warps: int | None = None, method: str | None = None) -> Kill:
+    """Search the mutant's instance with ``method`` (default: the mutant's own) and judge the answer independently.
+
+    See the module's docstring; the interval mutants' certificates are interval certificates
+    (``sim/makespan/interval.py``).
+    """
     m = MUTANTS[name]
     w = warps or m.warps
+    method = method or m.method
     t = time.monotonic()
     o, cert = _search(m, w, method)
     if cert is not None:  # kept for a rerun: warpcheck makespan --check NAME.json

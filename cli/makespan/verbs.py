@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from typing import Any
@@ -10,18 +11,20 @@ from typing import Any
 from warpcheck.cli import contract_guard as guard
 from warpcheck.cli.contract_guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
-from warpcheck.cli.makespan.cert import CERTIFYING, certificate, run_check, write
+from warpcheck.cli.makespan.interval import LONG_PHASES, closed_uppers, interval_only, kept
+from warpcheck.cli.makespan.cert import CERTIFYING, certificate, interval_certificate, run_check, write
 from warpcheck.cli.makespan.methods import BOUND_BUDGET, SMT_BUDGET, Outcome, exact, to_stderr
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.makespan.kernel import (MkKernel, approximation, check_warps, parse_kernel, parse_sigmas,
                                               pessimistic, transform)
 from warpcheck.models.makespan.schedule import Schedule, render
-from warpcheck.sim.makespan.enum import worst_case
+from warpcheck.sim.makespan.enum import SearchBudgetExceeded, worst_case
 from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.sim.makespan.interval import check_interval
 from warpcheck.sim.makespan.reference import reference_kernel
 from warpcheck.sim.makespan.replay import replay_issue
 
-METHODS = ("auto", "blocks", "block-ranking", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
+METHODS = ("auto", "interval", "blocks", "block-ranking", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
 AUTO_BUDGET = 120.0  # seconds auto spends when --timeout is not given: every search in it is bounded
 AUTO_RESERVE = 0.9  # the searches end at 90 % of --timeout: the rest replays and prints the schedule
 
@@ -55,7 +58,9 @@ def register(sub: Any) -> None:
                         "by side (blocks then block-ranking; deficit; ranking; the first exact answer stops the "
                         "others; two, block-ranking and ranking, on a steep kernel, whose cheap runs outgrow every "
                         "unit's work), then, up to 32 warps, enumerate on with the last third (all within --timeout, "
-                        "default 120 s); "
+                        "default 120 s); when none is exact, the certified interval lower .. upper (kernels above 40 "
+                        "phases go straight to it); interval: only that (policy runs below; Eq. 5-7, the critical-warp "
+                        "and the alternation bounds above; docs/makespan-interval.md); "
                         "blocks: deficit accounting over runs of same-unit phases (one-cycle kernels); "
                         "block-ranking: a ranking function over those blocks, found by LP; "
                         "deficit: deficit accounting over capped counts, refined by caps and linear invariants; "
@@ -70,11 +75,36 @@ def register(sub: Any) -> None:
                    "blocks, block-ranking, deficit and ranking 60, enumerate 3600; the whole run stops with TIMEOUT "
                    "shortly after)")
     p.add_argument("--certificate", metavar="FILE", help="write a certificate of the exact answer (JSON: the "
-                   "schedule and the upper-bound potential); methods auto, enumerate, blocks, block-ranking, deficit and ranking")
+                   "schedule and the upper-bound potential), or of the interval (the run and the upper bound's proof); "
+                   "methods auto, interval, enumerate, blocks, block-ranking, deficit and ranking")
     p.add_argument("--check", metavar="FILE", help="check a certificate instead of searching: exit 0 if it "
                    "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    g = p.add_argument_group("kernel from PTX (instead of a kernel string; docs/makespan-interval.md)")
+    g.add_argument("--ptx", metavar="FILE", help="build the kernel from a PTX entry: its worst path (as wcet takes "
+                   "it, loops unrolled by their bounds), each instruction on the unit of its role")
+    g.add_argument("--entry", metavar="NAME", help="the PTX entry (needed when the file holds several)")
+    g.add_argument("--sm", metavar="FILE", help="SM file: lanes per unit and the unit of each role "
+                   "(examples/sm/fermi-makespan.toml, examples/sm/ampere-makespan.toml)")
+    g.add_argument("--bounds", metavar="FILE.toml", help="loop bounds ([loops] LABEL = N), as wcet reads them")
+    g.add_argument("--loop-bound", action="append", metavar="LABEL=N", help="bound of the loop headed by LABEL")
+    g.add_argument("--max-loop-bound", type=int, metavar="N", help="bound of every loop not named")
     p.set_defaults(func=run, budget_of=whole_run_budget)
+
+
+def _from_ptx(args: argparse.Namespace) -> Any:
+    """Build the kernel string and sigmas from ``--ptx`` (they replace the kernel argument and --sigma).
+
+    Imported here: the PTX reader, the warp-level CFG and IPET take seconds to import, which a kernel string
+    does not need.
+    """
+    from warpcheck.cli.makespan.ptx import ptx_kernel
+
+    if args.kernel is not None or args.sigma:
+        raise ConfigError("give either a kernel string with --sigma, or --ptx FILE with --sm FILE, not both")
+    pk = ptx_kernel(args)
+    args.kernel, args.sigma = pk.text, [f"{u}={v}" for u, v in pk.sigma.items()]
+    return pk
 
 
 def _kernel(args: argparse.Namespace) -> MkKernel:
@@ -96,14 +126,26 @@ def _kernel(args: argparse.Namespace) -> MkKernel:
     return transform(instrs, sigmas)
 
 
-def _approx(kernel: MkKernel, warps: int, x: int) -> tuple[int, int]:
-    return approximation(warps, x, lambda y: worst_case(kernel, y).makespan)
+APPROX_SHARE = 0.2  # of --timeout (or of auto's budget) that the approximation's enumerations may take
+
+
+def _approx(kernel: MkKernel, warps: int, x: int, budget: float) -> tuple[int, int] | None:
+    """Eq. 42-43, or None when its exact worst cases of up to x warps (by enumeration) do not fit ``budget`` seconds
+    or the kernel is long: the interval must not wait for an estimate."""
+    if sum(i.latency for i in kernel.instrs) > LONG_PHASES:
+        return None
+    deadline = time.monotonic() + budget
+    try:
+        return approximation(warps, x, lambda y: worst_case(kernel, y, max(0.01, deadline - time.monotonic())).makespan)
+    except SearchBudgetExceeded:
+        return None
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen method, check its schedule by replay, and print the report."""
     if args.check:
         return run_check(args.check, args.json)
+    pk = _from_ptx(args) if args.ptx else None
     kernel = _kernel(args)
     warps, x = args.warps, args.x or min(args.warps, 4)
     progress = to_stderr if not args.json else None
@@ -111,27 +153,40 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"kernel": args.kernel, "transformed": kernel.text(), "warps": warps,
                               "sigma": {s.partition("=")[0].strip(): s.partition("=")[2].strip() for s in args.sigma},
                               "method": method}
+    if pk is not None:
+        from warpcheck.cli.makespan.ptx import mapping_lines
+
+        report["ptx"] = pk.to_json()
+        if progress:
+            print("\n".join(mapping_lines(pk)))
     timings: dict[str, float] = {}
     t0 = started = time.monotonic()
     deadline = started + AUTO_RESERVE * (args.timeout or AUTO_BUDGET)  # the searches end here: replay and print fit
+    alarm = signal.getitimer(signal.ITIMER_REAL)[0]  # the guard's backstop counts the set-up before this point too
+    if alarm > 0:  # under load the imports take seconds: end the searches before the alarm, with room to print
+        deadline = min(deadline, started + alarm - max(0.5, 0.05 * (args.timeout or AUTO_BUDGET)))
     report["pessimistic"] = pessimistic(kernel, warps)
     timings["pessimistic"] = time.monotonic() - t0
     t0 = time.monotonic()
-    approx, y = _approx(kernel, warps, x)
+    estimate = _approx(kernel, warps, x, APPROX_SHARE * (args.timeout or AUTO_BUDGET))
     timings["approx"] = time.monotonic() - t0
-    report["approximation"] = {"value": approx, "x": x, "y": y}
+    approx = estimate[0] if estimate else None
+    report["approximation"] = {"value": approx, "x": x, "y": estimate[1]} if estimate else None
     t0 = time.monotonic()
+    keep: list[Any] = []  # the interval's longest run so far, for when the alarm stops the search
     try:
         if method == "auto":
-            method, out = auto_exact(kernel, warps, deadline, progress)
+            method, out = auto_exact(kernel, warps, deadline, progress, keep)
             out.seconds, report["method"] = time.monotonic() - t0, method
+        elif method == "interval":
+            out = interval_only(kernel, warps, deadline, progress, keep)
         elif method in ("approx", "pessimistic"):
             out = _estimate(method, report, approx)
         else:
             budget = None if args.timeout is None else max(0.1, deadline - time.monotonic())
             out = exact(method, kernel, warps, budget, progress)
     except RunTimeout:  # the alarm ended the search before it returned its run: keep the bounds known for sure
-        out = _bounds_only(kernel, warps, report["pessimistic"], time.monotonic() - t0)
+        out = kept(kernel, warps, keep, time.monotonic() - t0)
     timings[method] = out.seconds
     report.update(makespan=out.makespan, exact=out.exact, seconds=round(out.seconds, 3), note=out.note,
                   timings={k: round(v, 3) for k, v in timings.items()},
@@ -156,11 +211,17 @@ def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> 
     reported (exit 4), without the certificate, rather than lost to a TIMEOUT.
     """
     report["certificate"] = None
-    if not out.exact or out.proof is None or out.schedule is None:
+    if out.proof is None or out.schedule is None or (not out.exact and out.upper is None):
         return "ok"
     try:
-        cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
-        check(cert)
+        if out.exact and out.proof[0] not in ("pessimistic", "alternation", "critical-warp"):
+            cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
+            check(cert)
+        else:
+            assert out.upper is not None
+            cert = interval_certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.upper[0],
+                                        out.proof)
+            check_interval(cert)
     except CertificateRefused as e:
         print(f"warpcheck makespan: error: internal error, the certificate written does not hold: {e}",
               file=sys.stderr)
@@ -180,16 +241,11 @@ def _upper(out: Outcome) -> dict[str, Any] | None:
     return {"value": out.upper[0], "method": out.upper[1]} if out.upper else None
 
 
-def _bounds_only(kernel: MkKernel, warps: int, pessimistic_bound: int, seconds: float) -> Outcome:
-    """No run returned in time: the busiest unit's work is a lower bound (every run does that work), Eq. 5-7 an upper."""
-    from warpcheck.verify.makespan.abstract import work
-
-    lower = max(-(-work(kernel, u) * warps // kernel.sigma_of(u)) for u in kernel.units)
-    return Outcome(lower, False, None, seconds, f"{guard.stop_cause()} before a run was returned; the makespan "
-                   "shown is the busiest unit's work, a lower bound", upper=(pessimistic_bound, "Eq. 5-7"))
-
-
-def _estimate(method: str, report: dict[str, Any], approx: int) -> Outcome:
+def _estimate(method: str, report: dict[str, Any], approx: int | None) -> Outcome:
+    if approx is None and method == "approx":
+        raise ConfigError(f"--method approx enumerates up to x warps exactly, and the kernel has more than "
+                          f"{LONG_PHASES} phases or that took more than {APPROX_SHARE:.0%} of --timeout; "
+                          "use --method interval (or auto), or a longer --timeout")
     value = approx if method == "approx" else report["pessimistic"]
     return Outcome(value, False, None, 0.0, "an upper estimate, not the exact worst case")
 
@@ -201,12 +257,17 @@ def _check_replay(schedule: Schedule, makespan: int | None, report: dict[str, An
     return report["replay"]["ok"]
 
 
+def _short(text: str, room: int = 64) -> str:
+    """A kernel string as printed: whole up to ``room`` characters, else its ends and its length."""
+    return text if len(text) <= room else f"{text[:room // 2]}...{text[-8:]} ({len(text)} instructions)"
+
+
 def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> None:
     if as_json:
         print(json.dumps(report))
         return
     t = report["timings"]
-    print(f"kernel {report['kernel']} (transformed: {report['transformed']}), W = {report['warps']}, "
+    print(f"kernel {_short(report['kernel'])} (transformed: {_short(report['transformed'])}), W = {report['warps']}, "
           f"sigma {', '.join(f'{u}={v}' for u, v in report['sigma'].items())}")
     label = "exact worst-case makespan" if report["exact"] else "makespan (not proved exact)"
     print(f"{label}: {report['makespan']}   [{report['method']}, {t[report['method']]:.3f} s; {report['note']}]")
@@ -222,7 +283,11 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
               f"repeated per {cf['period']} more warp{'s' if cf['period'] > 1 else ''}, meets it)")
     print(f"pessimistic bound (Eq. 5-7): {report['pessimistic']}   [{t['pessimistic']:.3f} s]")
     a = report["approximation"]
-    print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")
+    if a is None:
+        print(f"approximation T^(W,x) (Eq. 42-43): not computed (it enumerates up to x warps exactly: the kernel "
+              f"has more than {LONG_PHASES} phases, or that took more than {APPROX_SHARE:.0%} of the time)")
+    else:
+        print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")
     if "certificate" in report:
         print(f"certificate: {report['certificate'] or 'none written (no exact answer)'}")
     if schedule is None:

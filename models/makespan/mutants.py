@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from warpcheck.models.errors import ConfigError
+from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.kernel import MkInstr, MkKernel, transform
 from warpcheck.models.makespan.moves import CountMoves, Key
 from warpcheck.models.makespan.sm import CountSM, Phase
@@ -117,6 +118,30 @@ class BusyWarpStalls(CountMoves):
         return out
 
 
+def _alternation_without_tail(kernel: MkKernel, warps: int) -> int | None:
+    """The alternation bound without its last min(W, sigma_max) P cycles (the few warps left at the end)."""
+    full = alternation_bound(kernel, warps)
+    if full is None:
+        return None
+    return full - (min(warps, max(s for _, s in kernel.sigma)) * len(kernel.instrs) + 2) // 3
+
+
+def _alternation_final_is_exit(kernel: MkKernel, warps: int) -> int | None:
+    """The alternation bound counting a warp's last phase as an exit (it finishes: no unit follows it)."""
+    full = alternation_bound(kernel, warps)
+    if full is None:
+        return None
+    units = [i.unit for i in kernel.instrs]
+    stay = sum(1 for p in range(len(units) - 1) if units[p + 1] == units[p])
+    tail = min(warps, max(s for _, s in kernel.sigma)) * len(units)
+    return (2 * warps * len(units) + warps * stay + tail) // 3
+
+
+def _critical_warp_without_own_cycles(kernel: MkKernel, warps: int) -> int:
+    """The critical warp's bound without the warp's own cycles (only its waits)."""
+    return critical_warp_bound(kernel, warps) - sum(ins.latency for ins in kernel.instrs)
+
+
 @dataclass(frozen=True)
 class Mutant:
     """A named single-point bug: what it breaks, the design objects it replaces, and an instance that shows it."""
@@ -128,6 +153,7 @@ class Mutant:
     sigma: Mapping[str, str] = field(default_factory=dict)
     warps: int = 3
     equivalent: bool = False
+    method: str = "enumerate"  # the search the harness runs; "interval": the anytime interval (cli/makespan/interval.py)
 
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in [
@@ -151,6 +177,14 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            {"moves.CountMoves": MayIdle}, "LLCLL", {"L": "1", "C": "1"}),
     Mutant("busy-warp-stalls", "moves: a busy warp may stay in its phase for a cycle",
            {"moves.CountMoves": BusyWarpStalls}, "L C3 L", {"L": "1", "C": "2"}),
+    Mutant("alternation-no-tail", "alternation bound: the cycles with at most sigma_max warps left are not counted",
+           {"alternation.alternation_bound": _alternation_without_tail}, "LLCLL", {"L": "1", "C": "1"},
+           method="interval"),
+    Mutant("alternation-final-is-exit", "alternation bound: a warp's last phase is counted as an exit",
+           {"alternation.alternation_bound": _alternation_final_is_exit}, "L", {"L": "1"}, method="interval"),
+    Mutant("critical-warp-waits-only", "critical-warp bound: the last warp's own cycles are left out",
+           {"alternation.critical_warp_bound": _critical_warp_without_own_cycles}, "L C3p", {"L": "2", "C": "1"},
+           method="interval"),
 ]}
 
 

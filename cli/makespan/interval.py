@@ -1,0 +1,106 @@
+"""The anytime interval: ``lower .. upper`` at any timeout, both certified, tightened while time remains.
+
+The lower bound is the longest run found (the local search over priority
+policies of ``verify/makespan/worst_runs.py``, plus whatever run the exact
+methods returned), replayed by the verb; the upper bound the least of the
+paper's Eq. 5-7, the alternation bound of one-cycle kernels
+(``models/makespan/alternation.py``) and the bound tables the exact methods
+proved.  Each is re-checked without a solver by ``sim/makespan/interval.py``
+when a certificate is written.  Progress lines show the interval shrinking.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from warpcheck.cli.contract_guard import stop_cause
+from warpcheck.cli.makespan.methods import Outcome, Progress
+from warpcheck.models.makespan.kernel import MkKernel, pessimistic
+from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
+from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
+
+LONG_PHASES = 40  # above this many phases auto goes straight to the interval: the exact methods' graphs explode
+SLICE_RUNS = 25  # simulated runs between two checks of the clock and the progress line
+POST_RUNS = 10  # what the verb does after the search (schedule, replay, certificate check) costs about this many runs
+
+
+def closed_uppers(kernel: MkKernel, warps: int) -> list[tuple[int, str, tuple[str, Any]]]:
+    """The upper bounds that cost nothing: Eq. 5-7, the critical warp's and, on one-cycle kernels, the alternation
+    bound (the first of the least wins)."""
+    out = [(pessimistic(kernel, warps), "Eq. 5-7", ("pessimistic", None)),
+           (critical_warp_bound(kernel, warps), "critical-warp", ("critical-warp", None))]
+    alt = alternation_bound(kernel, warps)
+    if alt is not None:
+        out.append((alt, "alternation", ("alternation", None)))
+    return out
+
+
+def line(lower: int, upper: int, how: str) -> str:
+    """One progress line: the interval and its ratio (no run yet: lower 0)."""
+    if lower <= 0:
+        return f"interval: - .. {upper} (no run yet; {how})"
+    return f"interval: {lower} .. {upper} (upper / lower {upper / lower:.3f}; {how})"
+
+
+def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progress: Progress,
+          runs: int | None = None, keep: list[Any] | None = None) -> Outcome:
+    """Tighten ``found`` (exact or not) into a certified interval: local search below, closed bounds above.
+
+    ``runs`` bounds the local search by work; without it, it runs until ``deadline``.  ``keep`` receives
+    (length, simulator, run) of each longer run at once, so that a caller stopped by the alarm still has it.
+    """
+    if found.exact:
+        return found
+    uppers = closed_uppers(kernel, warps)
+    if found.upper is not None and found.proof is not None:
+        uppers.append((found.upper[0], found.upper[1], found.proof))
+    upper, upper_by, proof = min(uppers, key=lambda u: u[0])
+    best_len, best_sched, how = found.makespan or 0, found.schedule, found.note
+    search = PolicySearch(kernel, warps)
+    if progress:
+        progress(line(best_len, upper, f"bound by {upper_by}"))
+    mine = None
+    while (runs is None or search.runs < runs) and time.monotonic() < deadline and best_len < upper:
+        step = SLICE_RUNS if runs is None else min(SLICE_RUNS, runs - search.runs)
+        before = search.runs
+        mine = search.more(step, deadline - POST_RUNS * search.last)
+        if mine.makespan > best_len:
+            best_len, how = mine.makespan, "a policy run (local search)"
+            if keep is not None:
+                keep[:] = [(best_len, search.sim, mine.run)]
+            if progress:
+                progress(line(best_len, upper, f"{search.runs} policies simulated"))
+        if search.runs == before:
+            break  # no time for one more run
+    if mine is not None and mine.makespan == best_len and how.startswith("a policy run"):
+        best_sched = schedule_of(search.sim, mine.run)
+    exact = best_len == upper
+    note = (f"{how}; upper bound by {upper_by}" + ("" if not exact else ": they meet, exact"))
+    return Outcome(best_len, exact, best_sched, found.seconds, note, proof=proof, upper=(upper, upper_by),
+                   tried=found.tried)
+
+
+def interval_only(kernel: MkKernel, warps: int, deadline: float, progress: Progress,
+                  keep: list[Any] | None = None, runs: int | None = None) -> Outcome:
+    """The interval without the exact methods (long kernels, and ``--method interval``); ``runs`` as in widen."""
+    start = time.monotonic()
+    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress, runs, keep)
+    out.seconds = time.monotonic() - start
+    return out
+
+
+FALLBACK_RUNS = 3  # policy runs when the alarm stopped the search before the interval had any (work, not seconds)
+
+
+def kept(kernel: MkKernel, warps: int, keep: list[Any], seconds: float) -> Outcome:
+    """The longest run ``widen`` had found when the alarm stopped the search (or, if it had none yet, the longest of
+    the first fixed policies' runs), with the least closed upper bound."""
+    if keep:
+        length, sim, run = keep[0]
+    else:
+        search = PolicySearch(kernel, warps)
+        best = search.more(FALLBACK_RUNS)
+        length, sim, run = best.makespan, search.sim, best.run
+    upper, by, proof = min(closed_uppers(kernel, warps), key=lambda u: u[0])
+    return Outcome(length, length == upper, schedule_of(sim, run), seconds, f"{stop_cause()}: the longest policy "
+                   f"run found by then; upper bound by {by}", proof=proof, upper=(upper, by))
