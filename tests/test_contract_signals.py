@@ -29,7 +29,13 @@ LONG_RUNS = {  # each runs for far longer than the 2.5 s before the signal, on a
 }
 
 
-@pytest.mark.parametrize("name", sorted(LONG_RUNS))
+# one verb per way of running (a solver in the main process, workers, HiGHS in a worker) in the default
+# suite; the others share the same guard and run under -m slow
+DEFAULT_SIGINT = {"prove", "demo", "makespan"}
+
+
+@pytest.mark.parametrize("name", [n if n in DEFAULT_SIGINT else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in sorted(LONG_RUNS)])
 def test_sigint_stops_the_verb_cleanly(name, tmp_path):
     (tmp_path / "endless.sass").write_text(ENDLESS)
     (tmp_path / "job.toml").write_text(JOB)

@@ -35,6 +35,7 @@ def llclll():
     return r, certificate("LLCLLL", SIGMA, W, r.schedule, ("ranking", r))
 
 
+@pytest.mark.slow  # 5 s; the invariant it learns is checked in the default suite through the llclll certificate
 def test_the_dual_leads_to_the_invariant_that_makes_the_bound_exact():
     """Caps sigma + 1: the plain LP gives 6W; the invariant learnt from the dual's entries cuts it to 5W + 2."""
     k = make_kernel("LLCLLL", SIGMA)
