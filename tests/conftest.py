@@ -38,3 +38,16 @@ def verb_json(capsys, *argv):
     capsys.readouterr()
     code = main([*argv, "--json"])
     return code, json.loads(capsys.readouterr().out)
+
+
+def same_refusal(capsys, call, argv):
+    """An API call and the verb refuse the same input with the same exit code and the same one line."""
+    import pytest
+
+    import warpcheck
+    from warpcheck.cli.main import main
+    with pytest.raises(warpcheck.WarpcheckError) as e:
+        call()
+    capsys.readouterr()
+    assert main(argv) == e.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(f"error: {e.value}")

@@ -10,7 +10,7 @@ import pytest
 
 import warpcheck
 from warpcheck.cli.main import main
-from conftest import steady, verb_json
+from conftest import same_refusal, steady, verb_json
 
 ROOT = Path(__file__).resolve().parent.parent
 PAPER = str(ROOT / "examples" / "reorder" / "paper_example.ptx")
@@ -114,11 +114,7 @@ def test_qaws_inversion_and_switches_are_the_verbs(capsys):
     (lambda: warpcheck.reorder_replay(PAPER), ["reorder", "replay", PAPER]),
 ])
 def test_bad_input_raises_the_verbs_one_line(capsys, call, argv):
-    with pytest.raises(warpcheck.WarpcheckError) as e:
-        call()
-    capsys.readouterr()
-    assert main(argv) == e.value.code == 2
-    assert capsys.readouterr().err.strip().endswith(f"error: {e.value}")
+    same_refusal(capsys, call, argv)
 
 
 def test_keywords_are_checked_as_the_options_are():

@@ -10,8 +10,15 @@ import pytest
 from warpcheck.cli.main import main
 
 
-def cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "warpcheck.cli", *args], capture_output=True, text=True, cwd=cwd)
+def cli(*args: str) -> subprocess.CompletedProcess:
+    """The verb run in this process (a second interpreter costs a second; tests/test_contract_fuzz.py runs
+    the command line as a process), with what it wrote to stdout and stderr."""
+    import contextlib
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(["warpcheck", *args], code, out.getvalue(), err.getvalue())
 
 
 def test_prove_swas_prints_pass_unbounded_json(capsys):
