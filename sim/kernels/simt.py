@@ -52,7 +52,7 @@ def run_warp(kernel: Kernel, inputs: WarpInputs, threads: int = 32, cost: CostMo
     _check_warp(warp, threads, inputs.ntid[0])
     cost = cost or CostModel()
     cfg = KernelCFG(kernel)
-    machine = Machine(kernel.params, inputs, {}, dict(kernel.symbols))
+    machine = Machine(kernel.params, inputs, {}, dict(kernel.symbols), where=kernel.where)
     state = [ThreadState(lane, inputs, warp, threads) for lane in range(threads)]
     stack = st.initial((1 << threads) - 1)
     run = SimtRun()

@@ -23,6 +23,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable
 
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Instruction
@@ -104,7 +105,8 @@ class Machine:
     """Executes instructions of one kernel for single threads over the warp's memory (per-lane local memory)."""
 
     def __init__(self, params: tuple[str, ...], inputs: WarpInputs, symbols: dict[str, int],
-                 spaces: dict[str, str] | None = None) -> None:
+                 spaces: dict[str, str] | None = None, where: Callable[[Instruction], str] | None = None) -> None:
+        self.where = where or (lambda ins: f"line {ins.line}")  # FILE:LINE:COL of an instruction, for refusals
         self.inputs = inputs
         self.memory = dict(inputs.memory)
         self.local: dict[int, dict[int, object]] = {}
@@ -221,7 +223,11 @@ class Machine:
         if base == "setp":
             self._setp(t, ins, parts, args, dtype)
             return
-        self._write(t, ins.dst, _compute(base, parts, args, dtype, ins), dtype)
+        try:
+            value = _compute(base, parts, args, dtype, ins)
+        except ConfigError as e:
+            raise ConfigError(f"{self.where(ins)}: {e}") from None
+        self._write(t, ins.dst, value, dtype)
 
     def _copy(self, t: ThreadState, ins: Instruction) -> None:
         """``cp.async``: the src-size bytes (all when none is given) of the global source, word by word, to
@@ -301,7 +307,7 @@ class Machine:
     def _setp(self, t: ThreadState, ins: Instruction, parts: list[str], args: list, dtype: str) -> None:
         cmp = next((p for p in parts[1:] if p in _CMP), "eq")
         if len(args) < 2 or not ins.dst:
-            raise ConfigError(f"instruction {ins.opcode!r} (line {ins.line}) needs a destination predicate and two "
+            raise ConfigError(f"{self.where(ins)}: instruction {ins.opcode!r} needs a destination predicate and two "
                               f"sources to compare; it has {len(ins.dst)} and {len(args)}")
         a, b = (_as(x, dtype) for x in args[:2])
         r = _CMP[cmp](a, b)

@@ -218,7 +218,7 @@ class _WarpRun:
 def _run(kernel: Kernel, grid: Dim3, block: Dim3, b: Dim3, w: int, params: dict, line_bytes: int,
          max_steps: int) -> tuple[WarpStream, Undecided | None]:
     inputs = WarpInputs(params, b, block, grid)
-    machine = Machine(kernel.params, inputs, {})
+    machine = Machine(kernel.params, inputs, {}, where=kernel.where)
     total = block[0] * block[1] * block[2]
     lanes = [_thread(lane, w, block, inputs) for lane in range(min(WARP_SIZE, total - w * WARP_SIZE))]
     run = _WarpRun(kernel, machine, lanes)
