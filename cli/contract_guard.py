@@ -244,9 +244,19 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
 
 
 def abandon(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool's workers now, whatever they are doing (a portfolio whose answer came from another worker)."""
+    """Stop a pool's workers now, whatever they are doing (a portfolio whose answer came from another worker).
+
+    A signal that lands inside ``submit`` (while it starts workers) leaves the
+    pool's shutdown lock held by this very thread: ``shutdown`` would then wait
+    for it forever.  The workers are killed either way; ``shutdown`` runs only
+    when the lock is free.
+    """
     _kill_workers(pool)
-    pool.shutdown(wait=False, cancel_futures=True)
+    lock = getattr(pool, "_shutdown_lock", None)
+    if lock is None or lock.acquire(blocking=False):
+        if lock is not None:
+            lock.release()
+        pool.shutdown(wait=False, cancel_futures=True)
     _kill_workers(pool)
 
 

@@ -26,4 +26,12 @@ def main() -> int:
     from warpcheck.cli.main import main as run
     if early:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    return run()
+    code = run()
+    if code in STOPPED_CODES:  # workers are killed; the interpreter's exit would still join the pools' threads
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+STOPPED_CODES = (130, 143)  # interrupted, terminated: every file was written whole or not at all

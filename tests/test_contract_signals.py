@@ -180,3 +180,21 @@ def test_a_solver_run_in_a_child_returns_its_answer_and_dies_at_a_stop():
         with guard.guarded(0.1, time.monotonic()):
             guard.in_child(_sleep_then, "too late", 30)
     assert set(_children(os.getpid())) <= before
+
+
+def test_a_stop_inside_submit_does_not_deadlock_the_pool_shutdown():
+    """A signal can land in submit() while it holds the pool's shutdown lock: abandon() must still return."""
+    import threading
+
+    from warpcheck.cli import contract_guard as guard
+    pool = guard.ProcessPoolExecutor(max_workers=1, initializer=guard._own_group)
+    pool.submit(time.sleep, 0).result()
+    pool._shutdown_lock.acquire()  # as submit() holds it when the interrupt unwinds through it
+    try:
+        t = threading.Thread(target=guard.abandon, args=(pool,), daemon=True)
+        t.start()
+        t.join(timeout=60)  # a hang guard only
+        assert not t.is_alive(), "abandon() waited for a lock its own thread holds"
+    finally:
+        pool._shutdown_lock.release()
+        pool.shutdown(wait=True)
