@@ -93,14 +93,9 @@ def run_check(path: str, as_json: bool) -> int:
     cert = load(path)
     if isinstance(cert, dict) and cert.get("interval") is True:
         return _run_check_interval(path, cert, as_json)
-    try:
-        r = check(cert)
-    except CertificateRefused as e:
-        print(json.dumps({"file": path, "valid": False, "problem": str(e)}) if as_json else str(e))
-        return 1
-    if as_json:
-        print(json.dumps({"file": path, "valid": True, **r.__dict__}))
-        return 0
+    r = _checked(check, path, cert, as_json)
+    if r is None or as_json:
+        return 0 if r is not None else 1
     bound = cert.get("bound") if isinstance(cert, dict) else None
     what = "block states" if isinstance(bound, dict) and "blocks" in bound else \
         "abstract states" if r.unit else "count states"
@@ -118,16 +113,23 @@ def run_check(path: str, as_json: bool) -> int:
     return 0
 
 
-def _run_check_interval(path: str, cert: dict[str, Any], as_json: bool) -> int:
-    """Check an interval certificate: the run replays to the lower bound, the upper bound is proved."""
+def _checked(checker: Any, path: str, cert: Any, as_json: bool, **extra: Any) -> Any:
+    """The checker's result, or None when it refuses (the refusal printed); with --json the verdict is printed."""
     try:
-        r = check_interval(cert)
+        r = checker(cert)
     except CertificateRefused as e:
         print(json.dumps({"file": path, "valid": False, "problem": str(e)}) if as_json else str(e))
-        return 1
+        return None
     if as_json:
-        print(json.dumps({"file": path, "valid": True, "interval": True, **r.__dict__}))
-        return 0
+        print(json.dumps({"file": path, "valid": True, **extra, **r.__dict__}))
+    return r
+
+
+def _run_check_interval(path: str, cert: dict[str, Any], as_json: bool) -> int:
+    """Check an interval certificate: the run replays to the lower bound, the upper bound is proved."""
+    r = _checked(check_interval, path, cert, as_json, interval=True)
+    if r is None or as_json:
+        return 0 if r is not None else 1
     name = r.kernel if len(r.kernel) <= 64 else f"{r.kernel[:32]}...{r.kernel[-8:]} ({len(r.kernel)} instructions)"
     how = "computed again by the checker" if r.method in ("pessimistic", "alternation", "critical-warp") else \
         "its table checked move by move"
