@@ -34,9 +34,9 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
                   "models.makespan.alternation", "models.makespan.ptx_units",
                   "sim.makespan.enum", "encodings.makespan.smt", "encodings.makespan.ilp",
                   *[f"verify.makespan.{m}" for m in ("abstract", "block_ranking", "cegar", "phases", "pump",
-                                                     "ranking", "search", "worst_runs")]],
+                                                     "ranking", "search", "worst_runs", "backlog")]],
                  [f"sim.makespan.{m}" for m in ("check", "replay", "capped", "lininv", "pumped", "blocks", "numbers",
-                                                "reference", "reference_enum", "alternation", "interval")]),
+                                                "reference", "reference_enum", "alternation", "interval", "backlog")]),
     # the warp-level analyses (parser classes, stack, CFG, value agreement, IPET) vs each thread run alone
     "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",

@@ -17,6 +17,8 @@ CERTIFYING = ("auto", "interval", "enumerate", "blocks", "block-ranking", "defic
 def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
     if kind in ("pessimistic", "alternation", "critical-warp"):  # closed forms: the checker computes them again
         return {"method": kind}
+    if kind == "backlog":  # the backlog LP's exact duals (verify/makespan/backlog.py)
+        return result.certificate()
     if kind == "enumerate":  # every reached count state, uncapped (cap W + 1), with its worst case to go
         states = [list(k[:-1]) + [v] for k, v in result.value.items()]
         return {"method": "enumerate", "cap": warps + 1, "weight": "cycles", "unit": None, "states": states}

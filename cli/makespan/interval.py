@@ -4,8 +4,8 @@ The lower bound is the longest run found (the local search over priority
 policies of ``verify/makespan/worst_runs.py``, plus whatever run the exact
 methods returned), replayed by the verb; the upper bound the least of the
 paper's Eq. 5-7, the alternation bound of one-cycle kernels
-(``models/makespan/alternation.py``) and the bound tables the exact methods
-proved.  Each is re-checked without a solver by ``sim/makespan/interval.py``
+(``models/makespan/alternation.py``), the backlog LP's (``verify/makespan/backlog.py``)
+and the bound tables the exact methods proved.  Each is re-checked without a solver by ``sim/makespan/interval.py``
 when a certificate is written.  Progress lines show the interval shrinking.
 """
 from __future__ import annotations
@@ -17,21 +17,27 @@ from warpcheck.cli.contract_guard import stop_cause
 from warpcheck.cli.makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.kernel import MkKernel, pessimistic
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
+from warpcheck.verify.makespan.backlog import backlog_bound
 from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
 
 LONG_PHASES = 40  # above this many phases auto goes straight to the interval: the exact methods' graphs explode
 SLICE_RUNS = 25  # simulated runs between two checks of the clock and the progress line
+LP_SHARE = 0.5  # of the time left, at most, for the backlog LP (HiGHS stops there; the closed forms remain)
 POST_RUNS = 10  # what the verb does after the search (schedule, replay, certificate check) costs about this many runs
 
 
-def closed_uppers(kernel: MkKernel, warps: int) -> list[tuple[int, str, tuple[str, Any]]]:
-    """The upper bounds that cost nothing: Eq. 5-7, the critical warp's and, on one-cycle kernels, the alternation
-    bound (the first of the least wins)."""
+def closed_uppers(kernel: MkKernel, warps: int, lp_seconds: float = 0.0) -> list[tuple[int, str, tuple[str, Any]]]:
+    """The upper bounds: Eq. 5-7, the critical warp's and, on one-cycle kernels, the alternation bound, which cost
+    nothing, and the backlog LP's when ``lp_seconds`` allow HiGHS to solve it (the first of the least wins)."""
     out = [(pessimistic(kernel, warps), "Eq. 5-7", ("pessimistic", None)),
            (critical_warp_bound(kernel, warps), "critical-warp", ("critical-warp", None))]
     alt = alternation_bound(kernel, warps)
     if alt is not None:
         out.append((alt, "alternation", ("alternation", None)))
+    if lp_seconds > 0:
+        lp = backlog_bound(kernel, warps, lp_seconds)
+        if lp is not None:
+            out.append((lp.upper, "backlog LP", ("backlog", lp)))
     return out
 
 
@@ -51,7 +57,7 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
     """
     if found.exact:
         return found
-    uppers = closed_uppers(kernel, warps)
+    uppers = closed_uppers(kernel, warps, LP_SHARE * (deadline - time.monotonic()))
     if found.upper is not None and found.proof is not None:
         uppers.append((found.upper[0], found.upper[1], found.proof))
     upper, upper_by, proof = min(uppers, key=lambda u: u[0])

@@ -41,6 +41,7 @@ from warpcheck.sim.makespan.interval import check_interval
 from warpcheck.sim.makespan.reference import reference_kernel
 from warpcheck.sim.makespan.reference_enum import reference_worst_case
 from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.verify.makespan.backlog import _declare_rows as backlog_rows  # apart from the name swapped
 from warpcheck.verify.makespan.worst_runs import PolicySim
 from warpcheck.verify.mutation import Kill
 
@@ -59,10 +60,22 @@ class PolicyIgnoresHolders(PolicySim):
         self.units = [(kernel.sigma_of(u), self.sm.waits_on(u), none) for u in kernel.units]
 
 
-MUTANTS: dict[str, Mutant] = {**MODEL_MUTANTS, "policy-ignores-holders": Mutant(
-    "policy-ignores-holders", "interval: the policy runs issue on a unit whose slot a busy instruction holds",
-    {"verify.makespan.worst_runs.PolicySim": PolicyIgnoresHolders}, "C2 L", {"C": "1", "L": "1"},
-    method="interval")}
+def _tail_rows_of_c(lp: Any) -> None:
+    """The backlog LP's rows with its tail rows capped at C (not 2C): tail cycles misread as U <= C."""
+    backlog_rows(lp)
+    for key, i in lp.rows.items():
+        if key[0] == "tail":
+            lp.hi[i] = lp.hi[i] / 2
+
+
+MUTANTS: dict[str, Mutant] = {**MODEL_MUTANTS, **{m.name: m for m in [
+    Mutant("policy-ignores-holders", "interval: the policy runs issue on a unit whose slot a busy instruction holds",
+           {"verify.makespan.worst_runs.PolicySim": PolicyIgnoresHolders}, "C2 L", {"C": "1", "L": "1"},
+           method="interval"),
+    Mutant("backlog-tail-of-c", "backlog LP: the tail rows allow C issues per phase instead of 2C",
+           {"verify.makespan.backlog._declare_rows": _tail_rows_of_c}, "LC", {"L": "1", "C": "1"}, warps=5,
+           method="interval"),
+]}}
 
 
 def _loaded() -> list[Any]:

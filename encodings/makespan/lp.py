@@ -52,3 +52,35 @@ def solve_lp_duals(n: int, cost: list[float], rows: Rows, lower: list[float] | N
         return None
     sol = h.getSolution()
     return list(sol.col_value), list(sol.row_dual)
+
+
+def solve_ranged(n: int, cost: list[float], entries: tuple[list[int], list[int], list[int]], lo: list[float],
+                 hi: list[float], timeout: float | None = None) -> list[float] | None:
+    """Minimise ``cost . x`` over x >= 0 with ``lo_i <= (A x)_i <= hi_i``; the row duals, or None without an optimum.
+
+    ``entries`` holds A as (row, column, value) triples.  HiGHS's dual of row i
+    is the optimum's change per unit of its active side (zero when slack).
+    """
+    import highspy
+
+    h = quiet_highs()
+    highspy.Highs.resetGlobalScheduler(True)
+    h.setOptionValue("threads", 1)
+    if timeout is not None:
+        h.setOptionValue("time_limit", float(max(timeout, 0.1)))
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, len(lo)
+    lp.col_cost_ = np.array(cost, dtype=float)
+    lp.col_lower_, lp.col_upper_ = np.zeros(n), np.full(n, np.inf)
+    lp.row_lower_, lp.row_upper_ = np.array(lo, dtype=float), np.array(hi, dtype=float)
+    rows, cols, vals = (np.asarray(x) for x in entries)
+    order = np.lexsort((rows, cols))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.searchsorted(cols[order], np.arange(n + 1)).astype(np.int32)
+    lp.a_matrix_.index_ = rows[order].astype(np.int32)
+    lp.a_matrix_.value_ = vals[order].astype(float)
+    h.passModel(lp)
+    run_interruptible(h)
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return list(h.getSolution().row_dual)

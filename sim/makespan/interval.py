@@ -13,6 +13,9 @@ work-conserving run of L cycles exists, so the worst case is at least L.  The
   (``alternation.py``, proved in ``docs/makespan-interval.md``);
 - ``{"method": "critical-warp"}``: the last warp's own cycles plus the cycles
   the others can fill its unit (``alternation.py``, same page);
+- ``{"method": "backlog", "duals": [...]}``: a dual-feasible point of the
+  backlog LP (``backlog.py``, rows in ``docs/makespan-interval.md``), its
+  objective floored;
 - any bound table that ``check.py`` knows (capped counts with a potential,
   blocks), checked by its rules; its bound must be U.
 
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from warpcheck.sim.makespan.alternation import AlternationRefused, checked_alternation, checked_critical_warp
+from warpcheck.sim.makespan.backlog import BacklogRefused, checked_backlog
 from warpcheck.sim.makespan.blocks import BlocksRefused, blocks_upper, check_blocks, read_blocks
 from warpcheck.sim.makespan.check import (CertificateRefused, _field, _instance, _refuse, _run, _upper, check_bound,
                                           read_bound)
@@ -61,6 +65,11 @@ def _proved_upper(kernel: RefKernel, warps: int, bound: dict[str, Any]) -> int:
         try:
             return checked_alternation(kernel, warps)
         except AlternationRefused as e:
+            raise _refuse(str(e)) from None
+    if method == "backlog":
+        try:
+            return checked_backlog(kernel, warps, bound)
+        except BacklogRefused as e:
             raise _refuse(str(e)) from None
     if method == "blocks":
         try:
