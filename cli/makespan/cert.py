@@ -134,7 +134,7 @@ def _run_check_interval(path: str, cert: dict[str, Any], as_json: bool) -> int:
         return 0 if r is not None else 1
     name = r.kernel if len(r.kernel) <= 64 else f"{r.kernel[:32]}...{r.kernel[-8:]} ({len(r.kernel)} instructions)"
     how = "computed again by the checker" if r.method in ("pessimistic", "alternation", "critical-warp") else \
-        "its table checked move by move"
+        "its duals checked column by column, exactly" if r.method == "backlog" else "its table checked move by move"
     print(f"certificate holds: the worst-case makespan of {name}, W = {r.warps}, lies in {r.lower} .. {r.upper} "
           f"(schedule replayed to {r.lower}; upper bound by {r.method}, {how})")
     return 0
