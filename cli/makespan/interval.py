@@ -57,7 +57,11 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
     """
     if found.exact:
         return found
-    uppers = closed_uppers(kernel, warps, LP_SHARE * (deadline - time.monotonic()))
+    lp_seconds = LP_SHARE * (deadline - time.monotonic())
+    if progress and kernel.single_cycle:
+        progress(f"interval: solving the backlog LP (HiGHS, at most {lp_seconds:.0f} s)" if lp_seconds < 1e9 else
+                 "interval: solving the backlog LP (HiGHS)")
+    uppers = closed_uppers(kernel, warps, lp_seconds)
     if found.upper is not None and found.proof is not None:
         uppers.append((found.upper[0], found.upper[1], found.proof))
     upper, upper_by, proof = min(uppers, key=lambda u: u[0])

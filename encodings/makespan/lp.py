@@ -6,6 +6,7 @@ caller, which checks it in rational arithmetic).
 """
 from __future__ import annotations
 
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +14,18 @@ from warpcheck.encodings.highs_quiet import quiet_highs, run_interruptible
 
 
 Rows = list[tuple[list[tuple[int, float]], float]]
+
+
+def _highs(timeout: float | None) -> Any:
+    """A quiet HiGHS on one thread, stopping at ``timeout`` seconds."""
+    import highspy
+
+    h = quiet_highs()
+    highspy.Highs.resetGlobalScheduler(True)  # see MakespanIlp.solve: one thread scheduler per process
+    h.setOptionValue("threads", 1)
+    if timeout is not None:
+        h.setOptionValue("time_limit", float(max(timeout, 0.1)))
+    return h
 
 
 def solve_lp(n: int, cost: list[float], rows: Rows, lower: list[float] | None = None,
@@ -27,12 +40,8 @@ def solve_lp_duals(n: int, cost: list[float], rows: Rows, lower: list[float] | N
     """As ``solve_lp``, with one dual value per row: the weight the optimum puts on it (zero on slack rows)."""
     import highspy
 
-    h = quiet_highs()
-    highspy.Highs.resetGlobalScheduler(True)  # see MakespanIlp.solve: one thread scheduler per process
-    h.setOptionValue("threads", 1)
+    h = _highs(timeout)
     h.setOptionValue("solver", "ipm")  # with crossover (a vertex, which rounds well): 14x faster than simplex here
-    if timeout is not None:
-        h.setOptionValue("time_limit", float(max(timeout, 0.1)))
     lo = np.full(n, -np.inf) if lower is None else np.array(lower, dtype=float)
     h.addVars(n, lo, np.full(n, np.inf))
     h.changeColsCost(n, np.arange(n, dtype=np.int32), np.array(cost, dtype=float))
@@ -63,11 +72,7 @@ def solve_ranged(n: int, cost: list[float], entries: tuple[list[int], list[int],
     """
     import highspy
 
-    h = quiet_highs()
-    highspy.Highs.resetGlobalScheduler(True)
-    h.setOptionValue("threads", 1)
-    if timeout is not None:
-        h.setOptionValue("time_limit", float(max(timeout, 0.1)))
+    h = _highs(timeout)
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, len(lo)
     lp.col_cost_ = np.array(cost, dtype=float)

@@ -71,9 +71,9 @@ class _Lp:
 
     def size(self) -> int:
         """Columns the LP will have (known before building it)."""
-        n = len(self.unit_of)
-        pairs = sum(len(p) for p in self.post.values())
-        return pairs * (n + 1) + len(self.states) + sum(len(a) - 2 for a in self.states for _ in self.post[a])
+        y_and_n = sum(len(p) for p in self.post.values()) * (len(self.unit_of) + 1)
+        z = sum((len(a) - 2) * (len(self.post[a]) - (a[0] == "t")) for a in self.states)  # no Z into "end"
+        return y_and_n + z + len(self.states)
 
     def row(self, key: tuple[object, ...], lo: float, hi: float) -> int:
         if key not in self.rows:
@@ -215,8 +215,7 @@ def backlog_bound(kernel: MkKernel, warps: int, timeout: float | None = None) ->
         return None
     y = _repair(lp, [-d for d in solved])
     keys = list(lp.rows)
-    rhs = [lp.hi[i] if lp.hi[i] != float("inf") and lp.lo[i] == float("-inf") else lp.lo[i] for i in range(len(keys))]
-    total = sum(int(rhs[i]) * int(y[i]) for i in range(len(keys)) if y[i] != 0)
+    total = sum(int(lp.hi[i]) * int(y[i]) for i in range(len(keys)) if y[i] != 0)  # every row's rhs is its upper side
     duals = tuple((keys[i], str(Fraction(int(y[i]), DENOM))) for i in range(len(keys)) if y[i] != 0)
     return BacklogBound(total // DENOM, duals)
 
