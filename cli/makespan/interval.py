@@ -59,7 +59,7 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
         return found
     lp_seconds = LP_SHARE * (deadline - time.monotonic())
     if progress and kernel.single_cycle:
-        progress(f"interval: solving the backlog LP (HiGHS, at most {lp_seconds:.0f} s)" if lp_seconds < 1e9 else
+        progress(f"interval: solving the backlog LP (HiGHS, at most {max(lp_seconds, 0.1):.1f} s)" if lp_seconds < 1e9 else
                  "interval: solving the backlog LP (HiGHS)")
     uppers = closed_uppers(kernel, warps, lp_seconds)
     if found.upper is not None and found.proof is not None:
