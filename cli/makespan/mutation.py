@@ -41,7 +41,8 @@ from warpcheck.sim.makespan.interval import check_interval
 from warpcheck.sim.makespan.reference import reference_kernel
 from warpcheck.sim.makespan.reference_enum import reference_worst_case
 from warpcheck.sim.makespan.replay import replay_issue
-from warpcheck.verify.makespan.backlog import _declare_rows as backlog_rows  # apart from the name swapped
+from warpcheck.verify.makespan.backlog import _allowed as backlog_allowed  # kept apart from the names swapped
+from warpcheck.verify.makespan.backlog import _declare_rows as backlog_rows
 from warpcheck.verify.makespan.worst_runs import PolicySim
 from warpcheck.verify.mutation import Kill
 
@@ -68,12 +69,22 @@ def _tail_rows_of_c(lp: Any) -> None:
             lp.hi[i] = lp.hi[i] / 2
 
 
+def _body_keeps_its_set(a: str, b: str) -> bool:
+    """The backlog LP's moves with a body cycle followed only by a body cycle of the same backlogged set."""
+    if a[0] == "b" and b[0] == "b":
+        return a == b
+    return backlog_allowed(a, b)
+
+
 MUTANTS: dict[str, Mutant] = {**MODEL_MUTANTS, **{m.name: m for m in [
     Mutant("policy-ignores-holders", "interval: the policy runs issue on a unit whose slot a busy instruction holds",
            {"verify.makespan.worst_runs.PolicySim": PolicyIgnoresHolders}, "C2 L", {"C": "1", "L": "1"},
            method="interval"),
     Mutant("backlog-tail-of-c", "backlog LP: the tail rows allow C issues per phase instead of 2C",
            {"verify.makespan.backlog._declare_rows": _tail_rows_of_c}, "LC", {"L": "1", "C": "1"}, warps=5,
+           method="interval"),
+    Mutant("backlog-body-keeps-its-set", "backlog LP: a body cycle is followed only by one of the same backlogged set",
+           {"verify.makespan.backlog._allowed": _body_keeps_its_set}, "LC", {"L": "2", "C": "1"}, warps=16,
            method="interval"),
 ]}}
 
