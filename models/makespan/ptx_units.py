@@ -14,7 +14,7 @@ role         instructions
 ``int``      integer, bit, move, conversion without floats, compare on
              integers, warp exchanges, barriers and fences, branches, exit
 ``float``    single-precision float classes (fadd, fmul, fmadd, fcvt)
-``fp64``     the same on ``.f64`` operands
+``fp64``     the same on ``.f64`` operands (a conversion from or to ``.f64``)
 ``sfu``      the fdiv / fsqrt classes (rcp, sqrt, rsqrt, sin, cos, ex2,
              lg2, div and sqrt on floats): the special function units
 ``tensor``   tensor-core instructions (``wmma.mma``, ``mma``; fragment
@@ -52,8 +52,13 @@ def role_of(ins: Instruction) -> str:
     if ins.cls in _SFU:
         return "sfu"
     if ins.cls in _FLOAT:
-        return "fp64" if (ins.dtype or "").endswith("f64") else "float"
+        return "fp64" if _on_f64(ins) else "float"
     return "int"  # int, branch, exit, nop: the integer pipeline issues them
+
+
+def _on_f64(ins: Instruction) -> bool:
+    """An .f64 operand: the operation's type, or either side of a conversion (dtype is only its source)."""
+    return (ins.dtype or "").endswith("f64") or (ins.cls == "fcvt" and "f64" in ins.opcode.lower().split("."))
 
 
 @dataclass(frozen=True)
