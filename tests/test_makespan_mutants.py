@@ -24,13 +24,17 @@ from warpcheck.sim.makespan.reference_enum import ReferenceBudgetExceeded, refer
 from warpcheck.sim.makespan.replay import replay_issue
 
 
+SEARCHED = [n for n, m in MUTANTS.items() if m.method != "ptx-roles"]  # the PTX-roles ones run no search
+# (their tests: tests/test_makespan_ptx_roles.py)
+
+
 @pytest.mark.parametrize("name", list(MUTANTS))
 def test_mutant_is_killed_with_replayed_evidence(name, tmp_path):
     k = kill(name, tmp_path)
     assert (k.status, k.replayed, k.verdict) == ("FAIL", True, "killed"), k.evidence
 
 
-@pytest.mark.parametrize("name", list(MUTANTS))
+@pytest.mark.parametrize("name", SEARCHED)
 def test_the_checker_alone_refuses_each_mutant_s_certificate(name, tmp_path):
     """No oracle needed: the certificate of the mutant's answer does not hold (the n + 1 copies bug included);
     the interval mutants' certificates are interval certificates, checked by sim/makespan/interval.py."""
@@ -41,7 +45,7 @@ def test_the_checker_alone_refuses_each_mutant_s_certificate(name, tmp_path):
         check_interval(cert) if m.method == "interval" else check(cert)
 
 
-@pytest.mark.parametrize("name", list(MUTANTS))
+@pytest.mark.parametrize("name", SEARCHED)
 def test_the_design_itself_passes_the_same_judge(name):
     """Without the bug the same instance, search and judge give PASS: the FAIL above is the mutant's."""
     m = MUTANTS[name]
@@ -71,7 +75,7 @@ def test_applied_puts_the_originals_back():
 def test_the_suite_covers_transform_machine_moves_and_the_interval():
     kinds = {m.breaks.split(":")[0] for m in MUTANTS.values()}
     assert kinds == {"transform", "machine", "moves", "alternation bound", "critical-warp bound", "interval",
-                     "backlog LP"} and len(MUTANTS) >= 5
+                     "backlog LP", "PTX roles"} and len(MUTANTS) >= 5
 
 
 def _random_instances(n, seed=7):
@@ -115,7 +119,7 @@ def test_reference_and_design_refuse_the_same_bad_instances(text, sigma):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(MUTANTS))
+@pytest.mark.parametrize("name", SEARCHED)
 def test_mutant_is_killed_at_more_warps(name, tmp_path):
     assert kill(name, tmp_path, warps=6).verdict == "killed"
 

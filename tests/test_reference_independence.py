@@ -29,14 +29,17 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     "qaws": (["models.frontend.policies", "models.frontend.design", "models.qaws.mutants"],
              ["models.frontend.reference_policies", "models.frontend.reference", "models.frontend.reference_ghost",
               "verify.qaws.kernels"]),
-    # the searches and the design's transform, vs the certificate checker and the reference enumeration
+    # the searches and the design's transform, vs the certificate checker and the reference enumeration;
+    # the PTX roles (ptx_units over the opcode table and the PTX parser) vs the reference's own reading of PTX
     "makespan": (["models.makespan.kernel", "models.makespan.sm", "models.makespan.moves", "models.makespan.schedule",
                   "models.makespan.alternation", "models.makespan.ptx_units",
+                  "models.kernels.opcodes", "models.kernels.ptx", "models.kernels.ptx_calls",
                   "sim.makespan.enum", "encodings.makespan.smt", "encodings.makespan.ilp",
                   *[f"verify.makespan.{m}" for m in ("abstract", "block_ranking", "cegar", "phases", "pump",
                                                      "ranking", "search", "worst_runs", "backlog")]],
                  [f"sim.makespan.{m}" for m in ("check", "replay", "capped", "lininv", "pumped", "blocks", "numbers",
-                                                "reference", "reference_enum", "alternation", "interval", "backlog")]),
+                                                "reference", "reference_enum", "alternation", "interval", "backlog",
+                                                "ptx_roles")]),
     # the warp-level analyses (parser classes, stack, CFG, value agreement, IPET) vs each thread run alone
     "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",
@@ -85,3 +88,4 @@ def test_the_reference_imports_nothing_of_the_design(domain):
 def test_the_walk_sees_an_import_of_the_design():
     assert "models.frontend.design" in reached("models.frontend.oracles")  # the test can fail
     assert "models.makespan.kernel" in reached("sim.makespan.enum")
+    assert {"models.makespan.ptx_units", "models.kernels.ptx"} <= reached("cli.makespan.ptx_check")

@@ -21,6 +21,14 @@ reference's worst case is always refused by the replay (no real run is that
 long), so "differs" alone is never the only evidence.  The ILP of
 ``encodings/makespan/ilp.py`` is no oracle here: it takes the design's
 transformed kernel.
+
+A mutant of the PTX roles (method ``ptx-roles``) runs no search: the kernel
+of its example PTX entry is built as ``makespan --ptx`` builds it, with the
+mutant in place, and compared with the reference's reading of the same
+entry (``cli/makespan/ptx_check.py``): the role of every static instruction,
+and the unit of every letter of the kernel string.  A kill is a disagreement
+that the unmutated design does not have and that the mutant shows again
+when checked a second time.
 """
 from __future__ import annotations
 
@@ -34,6 +42,8 @@ from typing import Any, Iterator
 from warpcheck.cli.makespan.cert import certificate, interval_certificate
 from warpcheck.cli.makespan.interval import widen
 from warpcheck.cli.makespan.methods import Outcome, exact
+from warpcheck.cli.makespan.ptx_check import Disagreement, first_disagreement, first_kernel_disagreement, options
+from warpcheck.models.errors import ConfigError, WarpcheckError
 from warpcheck.models.makespan.mutants import MUTANTS as MODEL_MUTANTS
 from warpcheck.models.makespan.mutants import Mutant
 from warpcheck.sim.makespan.check import CertificateRefused, check
@@ -167,6 +177,67 @@ def _judge(m: Mutant, warps: int, o: Outcome, cert: dict[str, Any] | None) -> tu
     return status, said, bool(refused) or run_refused or (below and real_ok)
 
 
+def _checkout() -> Path:
+    """The warpcheck checkout whose ``examples/`` hold the PTX mutants' entries (an installed kit has none)."""
+    for root in (Path(__file__).resolve().parents[2], Path.cwd(), *Path.cwd().parents):
+        if (root / "examples" / "kernels").is_dir():
+            return root
+    raise ConfigError("the PTX mutants read the kernels of examples/ in a warpcheck checkout; "
+                      "run the suite from the repository's folder")
+
+
+def ptx_options(m: Mutant) -> Any:
+    """The mutant's ``--ptx`` options as the verb reads them, its example paths taken in the checkout."""
+    root = _checkout()
+    argv = [str(root / v) if v.startswith("examples/") else v for v in m.ptx]
+    return options(argv)
+
+
+def _ptx_found(m: Mutant) -> tuple[Disagreement | None, Disagreement | None, int]:
+    """(first role disagreement, first kernel-letter disagreement, letters checked) on the mutant's entry."""
+    a = ptx_options(m)
+    kernel, checked = first_kernel_disagreement(a)
+    return first_disagreement(a.ptx, a.entry), kernel, checked
+
+
+def _kill_ptx(m: Mutant) -> Kill:
+    """Judge a PTX-roles mutant: the reference finds a disagreement the unmutated design does not have."""
+    t = time.monotonic()
+    try:
+        with applied(m):
+            found = _ptx_found(m)
+        clean = _ptx_found(m)
+        with applied(m):
+            again = _ptx_found(m)
+    except WarpcheckError as e:
+        return Kill(m.name, m.breaks, _ptx_check(m), "ERROR", m.equivalent, str(e), False, time.monotonic() - t)
+    static, kernel, checked = found
+    where = Path(m.ptx[m.ptx.index("--ptx") + 1]).name
+    if clean[:2] != (None, None):
+        status, said = "ERROR", f"the unmutated design disagrees too: {clean[0] or clean[1]}"
+    elif static is None and kernel is None:
+        status, said = "PASS", f"{where}: every role and all {checked} letters agree"
+    else:
+        status, said = "FAIL", f"{where} {static or kernel}; kernel string: " + _letters(static, kernel, checked)
+    return Kill(m.name, m.breaks, _ptx_check(m), status, m.equivalent, said, status == "FAIL" and again == found,
+                time.monotonic() - t)
+
+
+def _letters(static: Disagreement | None, kernel: Disagreement | None, checked: int) -> str:
+    """What the kernel string shows of a role disagreement: the first letter off, or that all agree."""
+    if kernel is None:
+        return f"its {checked} letters agree (both roles on one unit)"
+    if static is None:
+        return "the first letter off above"
+    same = (kernel.line, kernel.opcode) == (static.line, static.opcode)
+    at = "" if same else f"line {kernel.line}: {kernel.opcode}: "
+    return f"{at}unit {kernel.design}, reference {kernel.reference}"
+
+
+def _ptx_check(m: Mutant) -> str:
+    return f"makespan {' '.join(m.ptx)}: roles and kernel string against sim/makespan/ptx_roles.py"
+
+
 def kill(name: str, out: Path, warps: int | None = None, method: str | None = None) -> Kill:
     """Search the mutant's instance with ``method`` (default: the mutant's own) and judge the answer independently.
 
@@ -174,6 +245,8 @@ def kill(name: str, out: Path, warps: int | None = None, method: str | None = No
     (``sim/makespan/interval.py``).
     """
     m = MUTANTS[name]
+    if m.method == "ptx-roles":
+        return _kill_ptx(m)
     w = warps or m.warps
     method = method or m.method
     t = time.monotonic()

@@ -37,6 +37,7 @@ class PtxKernel:
     sigma: dict[str, str]
     roles: dict[str, dict[str, Any]] = field(default_factory=dict)  # role -> unit, sigma, count, opcodes
     dropped: dict[str, int] = field(default_factory=dict)  # IPET executions on loops the path never enters
+    pcs: list[int] = field(default_factory=list)  # per letter, its instruction's index in the (inlined) entry
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the report."""
@@ -171,7 +172,7 @@ def ptx_kernel(a: argparse.Namespace) -> PtxKernel:
     result, _ = wcet(wcfg, loop_bounds(a), a.max_loop_bound)
     pcs, dropped = worst_path(wcfg, result.node_counts)
     pk = _mapped(kernel, sm, [kernel.instructions[pc] for pc in pcs], a.ptx)
-    pk.dropped = dropped
+    pk.dropped, pk.pcs = dropped, pcs
     return pk
 
 

@@ -1,4 +1,4 @@
-"""Broken copies of the makespan design: its transform, its machine and its moves, one single-point bug each.
+"""Broken copies of the makespan design (transform, machine, moves, bounds, PTX roles), one single-point bug each.
 
 A mutant names the design objects it replaces (``"kernel.transform"``,
 ``"sm.CountSM"``, ``"moves.CountMoves"``: a module of ``models/makespan`` and a
@@ -6,7 +6,10 @@ name in it) and an instance small enough to enumerate, on which the bug
 changes what the searches answer.  ``cli/makespan/mutation.py`` puts the
 replacements in place wherever the searches took those names, runs a search,
 and judges its answer with the certificate checker and the reference
-enumeration (``sim/makespan/``), which import none of these objects.
+enumeration (``sim/makespan/``), which import none of these objects.  A
+mutant of the PTX roles (``"ptx_units.role_of"``) names an example PTX entry
+instead; it is judged by the reference reading of that entry
+(``sim/makespan/ptx_roles.py``, through ``cli/makespan/ptx_check.py``).
 """
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from warpcheck.models.errors import ConfigError
+from warpcheck.models.kernels.kernel import Instruction
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.kernel import MkInstr, MkKernel, transform
 from warpcheck.models.makespan.moves import CountMoves, Key
+from warpcheck.models.makespan.ptx_units import role_of
 from warpcheck.models.makespan.sm import CountSM, Phase
 
 
@@ -142,6 +147,33 @@ def _critical_warp_without_own_cycles(kernel: MkKernel, warps: int) -> int:
     return critical_warp_bound(kernel, warps) - sum(ins.latency for ins in kernel.instrs)
 
 
+def _role_sfu_as_float(ins: Instruction) -> str:
+    """The roles with the special-function classes (fdiv, fsqrt) among the float ones."""
+    r = role_of(ins)
+    return ("fp64" if (ins.dtype or "").endswith("f64") else "float") if r == "sfu" else r
+
+
+def _role_fp64_as_float(ins: Instruction) -> str:
+    """The roles without the .f64 test: double-precision arithmetic and conversions are float."""
+    r = role_of(ins)
+    return "float" if r == "fp64" else r
+
+
+def _role_copy_waits_as_ldst(ins: Instruction) -> str:
+    """The roles taking every opcode that starts with cp.async as a copy: its commit and waits are ldst too."""
+    return "ldst" if ins.opcode.startswith("cp.async") else role_of(ins)
+
+
+def _role_fragments_as_tensor(ins: Instruction) -> str:
+    """The roles testing the tensor-core latency classes before memory: fragment loads and stores are tensor."""
+    return "tensor" if ins.unit in ("tensor", "matrix") else role_of(ins)
+
+
+def _role_float_compare_as_int(ins: Instruction) -> str:
+    """The roles taking every compare (setp, set) as int, on floats too."""
+    return "int" if ins.base in ("setp", "set") else role_of(ins)
+
+
 @dataclass(frozen=True)
 class Mutant:
     """A named single-point bug: what it breaks, the design objects it replaces, and an instance that shows it."""
@@ -154,6 +186,7 @@ class Mutant:
     warps: int = 3
     equivalent: bool = False
     method: str = "enumerate"  # the search the harness runs; "interval": the anytime interval (cli/makespan/interval.py)
+    ptx: tuple[str, ...] = ()  # method "ptx-roles": the verb's PTX options (--ptx FILE --sm FILE ...), no search
 
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in [
@@ -185,6 +218,26 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("critical-warp-waits-only", "critical-warp bound: the last warp's own cycles are left out",
            {"alternation.critical_warp_bound": _critical_warp_without_own_cycles}, "L C3p", {"L": "2", "C": "1"},
            method="interval"),
+    Mutant("ptx-sfu-as-float", "PTX roles: special functions (rcp, ex2, div on floats) run on the float unit",
+           {"ptx_units.role_of": _role_sfu_as_float}, "", method="ptx-roles",
+           ptx=("--ptx", "examples/kernels/backprop.ptx", "--sm", "examples/sm/fermi-makespan.toml",
+                "--bounds", "examples/kernels/backprop.toml")),
+    Mutant("ptx-fp64-as-float", "PTX roles: the .f64 test dropped, double precision runs on the float unit",
+           {"ptx_units.role_of": _role_fp64_as_float}, "", method="ptx-roles",
+           ptx=("--ptx", "examples/corpus/dmath.ptx", "--entry", "_Z6growthPdPKdii", "--sm",
+                "examples/sm/fermi-makespan.toml", "--max-loop-bound", "4")),
+    Mutant("ptx-copy-waits-as-ldst", "PTX roles: cp.async.commit_group and the waits go to the load/store unit",
+           {"ptx_units.role_of": _role_copy_waits_as_ldst}, "", method="ptx-roles",
+           ptx=("--ptx", "examples/kernels/wmma_gemm.ptx", "--sm", "examples/sm/ampere-makespan.toml",
+                "--max-loop-bound", "4")),
+    Mutant("ptx-fragments-as-tensor", "PTX roles: wmma fragment loads and stores run on the tensor core",
+           {"ptx_units.role_of": _role_fragments_as_tensor}, "", method="ptx-roles",
+           ptx=("--ptx", "examples/kernels/wmma_gemm.ptx", "--sm", "examples/sm/ampere-makespan.toml",
+                "--max-loop-bound", "4")),
+    Mutant("ptx-float-compare-as-int", "PTX roles: a compare on floats (setp.f32) runs on the integer unit",
+           {"ptx_units.role_of": _role_float_compare_as_int}, "", method="ptx-roles",
+           ptx=("--ptx", "examples/kernels/kmeans.ptx", "--sm", "examples/sm/ampere-makespan.toml",
+                "--bounds", "examples/kernels/kmeans.toml")),
 ]}
 
 
