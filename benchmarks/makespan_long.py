@@ -138,7 +138,7 @@ def long_table(rows: list[dict[str, Any]]) -> str:
                     f"max {q[4]:.3f}; <= 1.02: {sum(x <= 1.02 for x in ratios)}, <= 1.10: "
                     f"{sum(x <= 1.10 for x in ratios)}, <= 1.25: {sum(x <= 1.25 for x in ratios)}; upper bound by "
                     + ", ".join(f"{b} {sum(1 for r in rows if r.get('by') == b)}"
-                                for b in ("exact", "backlog LP", "alternation", "critical-warp", "Eq. 5-7"))]
+                                for b in ("exact", "pairs", "backlog LP", "alternation", "critical-warp", "Eq. 5-7"))]
     out += ["", "| kernel | length | phases | sigma | W | lower .. upper | ratio | upper by | Eq. 5-7 | approx. | s |",
             "|---" * 11 + "|"]
     for r in rows:

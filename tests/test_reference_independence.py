@@ -32,14 +32,14 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     # the searches and the design's transform, vs the certificate checker and the reference enumeration;
     # the PTX roles (ptx_units over the opcode table and the PTX parser) vs the reference's own reading of PTX
     "makespan": (["models.makespan.kernel", "models.makespan.sm", "models.makespan.moves", "models.makespan.schedule",
-                  "models.makespan.alternation", "models.makespan.ptx_units",
+                  "models.makespan.alternation", "models.makespan.pairs", "models.makespan.ptx_units",
                   "models.kernels.opcodes", "models.kernels.ptx", "models.kernels.ptx_calls",
                   "sim.makespan.enum", "encodings.makespan.smt", "encodings.makespan.ilp",
                   *[f"verify.makespan.{m}" for m in ("abstract", "block_ranking", "cegar", "phases", "pump",
                                                      "ranking", "search", "worst_runs", "backlog")]],
                  [f"sim.makespan.{m}" for m in ("check", "replay", "capped", "lininv", "pumped", "blocks", "numbers",
                                                 "reference", "reference_enum", "alternation", "interval", "backlog",
-                                                "ptx_roles")]),
+                                                "ptx_roles", "pairs")]),
     # the warp-level analyses (parser classes, stack, CFG, value agreement, IPET) vs each thread run alone
     "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",

@@ -22,6 +22,7 @@ from warpcheck.models.kernels.kernel import Instruction
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.kernel import MkInstr, MkKernel, transform
 from warpcheck.models.makespan.moves import CountMoves, Key
+from warpcheck.models.makespan.pairs import pair_bound, pairs
 from warpcheck.models.makespan.ptx_units import role_of
 from warpcheck.models.makespan.sm import CountSM, Phase
 
@@ -142,6 +143,23 @@ def _alternation_final_is_exit(kernel: MkKernel, warps: int) -> int | None:
     return (2 * warps * len(units) + warps * stay + tail) // 3
 
 
+def _pairs_overlapping(kernel: MkKernel, warps: int) -> int | None:
+    """The pair bound counting every two neighbours on different units as a pair, overlapping ones too."""
+    if pair_bound(kernel, warps) is None:
+        return None
+    units = [i.unit for i in kernel.instrs]
+    overlapping = sum(1 for p in range(len(units) - 1) if units[p] != units[p + 1])
+    return len(units) + (warps - 1) * (len(units) - overlapping)
+
+
+def _pairs_on_three_units(kernel: MkKernel, warps: int) -> int | None:
+    """The pair bound taken for any number of units of sigma 1 (it is stated for two)."""
+    if not kernel.single_cycle or any(kernel.sigma_of(u) != 1 for u in kernel.units):
+        return None
+    units = [i.unit for i in kernel.instrs]
+    return len(units) + (warps - 1) * (len(units) - pairs(units))
+
+
 def _critical_warp_without_own_cycles(kernel: MkKernel, warps: int) -> int:
     """The critical warp's bound without the warp's own cycles (only its waits)."""
     return critical_warp_bound(kernel, warps) - sum(ins.latency for ins in kernel.instrs)
@@ -217,6 +235,11 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            {"alternation.alternation_bound": _alternation_final_is_exit}, "L", {"L": "1"}, method="interval"),
     Mutant("critical-warp-waits-only", "critical-warp bound: the last warp's own cycles are left out",
            {"alternation.critical_warp_bound": _critical_warp_without_own_cycles}, "L C3p", {"L": "2", "C": "1"},
+           method="interval"),
+    Mutant("pairs-overlapping", "pair bound: overlapping neighbours on different units counted as pairs",
+           {"pairs.pair_bound": _pairs_overlapping}, "LCL", {"L": "1", "C": "1"}, method="interval"),
+    Mutant("pairs-on-three-units", "pair bound: applied to three units of sigma 1 (it holds for two)",
+           {"pairs.pair_bound": _pairs_on_three_units}, "CMCLMLM", {"C": "1", "L": "1", "M": "1"}, warps=4,
            method="interval"),
     Mutant("ptx-sfu-as-float", "PTX roles: special functions (rcp, ex2, div on floats) run on the float unit",
            {"ptx_units.role_of": _role_sfu_as_float}, "", method="ptx-roles",

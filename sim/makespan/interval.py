@@ -13,6 +13,8 @@ work-conserving run of L cycles exists, so the worst case is at least L.  The
   (``alternation.py``, proved in ``docs/makespan-interval.md``);
 - ``{"method": "critical-warp"}``: the last warp's own cycles plus the cycles
   the others can fill its unit (``alternation.py``, same page);
+- ``{"method": "pairs"}``: P + (W - 1) m on one-cycle kernels over at most two
+  units of sigma 1 (``pairs.py``, same page);
 - ``{"method": "backlog", "duals": [...]}``: a dual-feasible point of the
   backlog LP (``backlog.py``, rows in ``docs/makespan-interval.md``), its
   objective floored;
@@ -30,6 +32,7 @@ from typing import Any
 
 from warpcheck.sim.makespan.alternation import AlternationRefused, checked_alternation, checked_critical_warp
 from warpcheck.sim.makespan.backlog import BacklogRefused, checked_backlog
+from warpcheck.sim.makespan.pairs import PairsRefused, checked_pairs
 from warpcheck.sim.makespan.blocks import BlocksRefused, blocks_upper, check_blocks, read_blocks
 from warpcheck.sim.makespan.check import (CertificateRefused, _field, _instance, _refuse, _run, _upper, check_bound,
                                           read_bound)
@@ -65,6 +68,11 @@ def _proved_upper(kernel: RefKernel, warps: int, bound: dict[str, Any]) -> int:
         try:
             return checked_alternation(kernel, warps)
         except AlternationRefused as e:
+            raise _refuse(str(e)) from None
+    if method == "pairs":
+        try:
+            return checked_pairs(kernel, warps)
+        except PairsRefused as e:
             raise _refuse(str(e)) from None
     if method == "backlog":
         try:
