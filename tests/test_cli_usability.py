@@ -104,11 +104,16 @@ def test_a_makespan_search_ended_by_the_alarm_keeps_proved_bounds(monkeypatch, c
         raise RunTimeout
 
     monkeypatch.setattr(verbs, "auto_exact", alarm)
-    assert main(["makespan", "LLCLL", "--warps", "8", "--sigma", "L=1", "--sigma", "C=1", "--json"]) == 4
+    assert main(["makespan", "LLCLM", "--warps", "8", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "M=1",
+                 "--json"]) == 4
     out = json.loads(capsys.readouterr().out)
     assert out["exact"] is False and out["replay"]["ok"] and "--timeout ran out" in out["note"]
-    # a replayed run is at least L's work (4 instructions per warp) and at most the worst case, 4 W + 1
-    assert 4 * 8 <= out["makespan"] <= 4 * 8 + 1 <= out["upper"]["value"] <= out["pessimistic"]
+    # a replayed run is at least L's work (3 instructions per warp) and at most the proved bound
+    assert 3 * 8 <= out["makespan"] <= out["upper"]["value"] <= out["pessimistic"]
+    # on two units of sigma 1 the few runs meet the pair bound, 4 W + 1: exact even after the alarm
+    assert main(["makespan", "LLCLL", "--warps", "8", "--sigma", "L=1", "--sigma", "C=1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["exact"] and out["makespan"] == 4 * 8 + 1 and "--timeout ran out" in out["note"]
 
 
 def test_bmc_past_its_step_budget_names_the_depth_and_the_report_the_cycle(monkeypatch, tmp_path):
