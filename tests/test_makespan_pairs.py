@@ -102,11 +102,14 @@ def test_a_pair_bound_claimed_outside_its_statement_is_refused(text, sigma, refu
         check_interval(cert)
 
 
-def test_the_verb_answers_by_the_pair_bound_and_the_runs_reach_it(capsys):
+def test_the_verb_answers_by_the_pair_bound_and_the_runs_reach_it(capsys, tmp_path):
+    cert = tmp_path / "c.json"
     rc = main(["makespan", "LCLCLLLL", "--sigma", "L=1/3", "--sigma", "C=1/2", "-W", "64", "--method", "interval",
-               "--timeout", "60", "--json"])
+               "--timeout", "60", "--json", "--certificate", str(cert)])
     out = json.loads(capsys.readouterr().out)
     assert rc in (0, 4) and out["replay"]["ok"] and out["upper"]["value"] == 22 + 63 * 18 and "pairs" in out["note"]
+    r = check_interval(json.loads(cert.read_text()))  # exact or not, the pair bound's certificate is an interval
+    assert (r.upper, r.method) == (22 + 63 * 18, "pairs")
     o = interval_only(make_kernel("LCLCLLLL", {"L": "1/3", "C": "1/2"}), 64, float("inf"), None, runs=400)
     assert o.exact and o.makespan == 22 + 63 * 18  # the local search meets the bound: the worst case, by work
 

@@ -12,10 +12,11 @@ from warpcheck.sim.makespan.check import FORMAT, VERSION, CertificateRefused, ch
 from warpcheck.sim.makespan.interval import check_interval
 
 CERTIFYING = ("auto", "interval", "enumerate", "blocks", "block-ranking", "deficit", "ranking")
+CLOSED_FORMS = ("pessimistic", "alternation", "critical-warp", "pairs")  # the checker computes these bounds again
 
 
 def _bound(kind: str, result: Any, warps: int) -> dict[str, Any]:
-    if kind in ("pessimistic", "alternation", "critical-warp", "pairs"):  # closed forms: the checker computes them again
+    if kind in CLOSED_FORMS:
         return {"method": kind}
     if kind == "backlog":  # the backlog LP's exact duals (verify/makespan/backlog.py)
         return result.certificate()
@@ -133,7 +134,7 @@ def _run_check_interval(path: str, cert: dict[str, Any], as_json: bool) -> int:
     if r is None or as_json:
         return 0 if r is not None else 1
     name = r.kernel if len(r.kernel) <= 64 else f"{r.kernel[:32]}...{r.kernel[-8:]} ({len(r.kernel)} instructions)"
-    how = "computed again by the checker" if r.method in ("pessimistic", "alternation", "critical-warp", "pairs") else \
+    how = "computed again by the checker" if r.method in CLOSED_FORMS else \
         "its duals checked column by column, exactly" if r.method == "backlog" else "its table checked move by move"
     print(f"certificate holds: the worst-case makespan of {name}, W = {r.warps}, lies in {r.lower} .. {r.upper} "
           f"(schedule replayed to {r.lower}; upper bound by {r.method}, {how})")

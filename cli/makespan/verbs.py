@@ -12,7 +12,7 @@ from warpcheck.cli import contract_guard as guard
 from warpcheck.cli.contract_guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
 from warpcheck.cli.makespan.interval import LONG_PHASES, closed_uppers, interval_only, kept
-from warpcheck.cli.makespan.cert import CERTIFYING, certificate, interval_certificate, run_check, write
+from warpcheck.cli.makespan.cert import CERTIFYING, CLOSED_FORMS, certificate, interval_certificate, run_check, write
 from warpcheck.cli.makespan.methods import BOUND_BUDGET, SMT_BUDGET, Outcome, exact, to_stderr
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.makespan.kernel import (MkKernel, approximation, check_warps, parse_kernel, parse_sigmas,
@@ -214,7 +214,7 @@ def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> 
     if out.proof is None or out.schedule is None or (not out.exact and out.upper is None):
         return "ok"
     try:
-        if out.exact and out.proof[0] not in ("pessimistic", "alternation", "critical-warp"):
+        if out.exact and out.proof[0] not in CLOSED_FORMS:  # a closed form meeting the run: an interval of one
             cert = certificate(args.kernel, report["sigma"], args.warps, out.schedule, out.proof)
             check(cert)
         else:
