@@ -40,7 +40,7 @@ def closed_uppers(kernel: MkKernel, warps: int, lp_seconds: float = 0.0) -> list
     pb = pair_bound(kernel, warps)
     if pb is not None:
         out.append((pb, "pairs", ("pairs", None)))
-    if lp_seconds > 0 and pb is None:  # the pair bound is the worst case itself but for small W: no LP beats it
+    if lp_seconds > 0 and pb is None:  # where it applies the pair bound is the worst case but at W = 2: no LP
         lp = backlog_bound(kernel, warps, lp_seconds)
         if lp is not None:
             out.append((lp.upper, "backlog LP", ("backlog", lp)))
