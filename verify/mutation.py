@@ -14,9 +14,21 @@ an object with ``name``, ``breaks`` and ``equivalent``) and
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Iterable
 
+from warpcheck.models.errors import ConfigError
+
 DOMAINS = ("frontend", "reorder", "qaws", "makespan", "kernels")
+
+
+def checkout(suite: str) -> Path:
+    """The warpcheck checkout whose ``examples/`` hold a suite's kernels (an installed kit has none)."""
+    for root in (Path(__file__).resolve().parents[1], Path.cwd(), *Path.cwd().parents):
+        if (root / "examples" / "kernels").is_dir():
+            return root
+    raise ConfigError(f"the {suite} reads the kernels of examples/ in a warpcheck checkout; "
+                      "run it from the repository's folder")
 
 
 @dataclass(frozen=True)

@@ -24,21 +24,11 @@ from pathlib import Path
 
 from warpcheck.encodings.kernels.mutants import MUTANTS as IPET_MUTANTS
 from warpcheck.models.kernels.mutants import MUTANTS as MODEL_MUTANTS, Mutant
-from warpcheck.models.errors import ConfigError
-from warpcheck.verify.mutation import Kill
+from warpcheck.verify.mutation import Kill, checkout
 
 __all__ = ["MUTANTS", "kill", "check"]
 
 MUTANTS: dict[str, Mutant] = {**MODEL_MUTANTS, **IPET_MUTANTS}
-
-
-def _checkout() -> Path:
-    """The warpcheck checkout whose ``examples/`` hold the mutants' kernels (an installed kit has none)."""
-    for root in (Path(__file__).resolve().parents[2], Path.cwd(), *Path.cwd().parents):
-        if (root / "examples" / "kernels").is_dir():
-            return root
-    raise ConfigError("the kernels mutation suite reads the kernels of examples/ in a warpcheck checkout; "
-                      "run it from the repository's folder")
 
 
 THREADS = 32
@@ -57,7 +47,7 @@ def check(m: Mutant, seed: int) -> str | None:
     from warpcheck.models.kernels.cfg import CostModel
     from warpcheck.sim.kernels.simt import run_warp
 
-    kernel = load_kernel(str(_checkout() / m.kernel))
+    kernel = load_kernel(str(checkout("kernels mutation suite") / m.kernel))
     inputs = _inputs(kernel, m, seed)
     run = run_warp(kernel, inputs, THREADS, CostModel())
     return {"paths": _paths, "reconverge": _reconverge, "uniform": _uniform, "bound": _bound}[m.check](kernel, inputs, run)

@@ -43,7 +43,7 @@ from warpcheck.cli.makespan.cert import certificate, interval_certificate
 from warpcheck.cli.makespan.interval import widen
 from warpcheck.cli.makespan.methods import Outcome, exact
 from warpcheck.cli.makespan.ptx_check import Disagreement, first_disagreement, first_kernel_disagreement, options
-from warpcheck.models.errors import ConfigError, WarpcheckError
+from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.mutants import MUTANTS as MODEL_MUTANTS
 from warpcheck.models.makespan.mutants import Mutant
 from warpcheck.sim.makespan.check import CertificateRefused, check
@@ -54,7 +54,7 @@ from warpcheck.sim.makespan.replay import replay_issue
 from warpcheck.verify.makespan.backlog import _allowed as backlog_allowed  # kept apart from the names swapped
 from warpcheck.verify.makespan.backlog import _declare_rows as backlog_rows
 from warpcheck.verify.makespan.worst_runs import PolicySim
-from warpcheck.verify.mutation import Kill
+from warpcheck.verify.mutation import Kill, checkout
 
 __all__ = ["MUTANTS", "kill", "applied"]
 
@@ -177,18 +177,9 @@ def _judge(m: Mutant, warps: int, o: Outcome, cert: dict[str, Any] | None) -> tu
     return status, said, bool(refused) or run_refused or (below and real_ok)
 
 
-def _checkout() -> Path:
-    """The warpcheck checkout whose ``examples/`` hold the PTX mutants' entries (an installed kit has none)."""
-    for root in (Path(__file__).resolve().parents[2], Path.cwd(), *Path.cwd().parents):
-        if (root / "examples" / "kernels").is_dir():
-            return root
-    raise ConfigError("the PTX mutants read the kernels of examples/ in a warpcheck checkout; "
-                      "run the suite from the repository's folder")
-
-
 def ptx_options(m: Mutant) -> Any:
     """The mutant's ``--ptx`` options as the verb reads them, its example paths taken in the checkout."""
-    root = _checkout()
+    root = checkout("makespan suite (its PTX mutants)")
     argv = [str(root / v) if v.startswith("examples/") else v for v in m.ptx]
     return options(argv)
 

@@ -192,6 +192,11 @@ def _role_float_compare_as_int(ins: Instruction) -> str:
     return "int" if ins.base in ("setp", "set") else role_of(ins)
 
 
+def _ptx(entry: str, sm: str, *extra: str) -> tuple[str, ...]:
+    """The verb's options for an example PTX file on an example SM (``fermi`` or ``ampere``)."""
+    return ("--ptx", f"examples/{entry}", "--sm", f"examples/sm/{sm}-makespan.toml", *extra)
+
+
 @dataclass(frozen=True)
 class Mutant:
     """A named single-point bug: what it breaks, the design objects it replaces, and an instance that shows it."""
@@ -243,24 +248,19 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            method="interval"),
     Mutant("ptx-sfu-as-float", "PTX roles: special functions (rcp, ex2, div on floats) run on the float unit",
            {"ptx_units.role_of": _role_sfu_as_float}, "", method="ptx-roles",
-           ptx=("--ptx", "examples/kernels/backprop.ptx", "--sm", "examples/sm/fermi-makespan.toml",
-                "--bounds", "examples/kernels/backprop.toml")),
+           ptx=_ptx("kernels/backprop.ptx", "fermi", "--bounds", "examples/kernels/backprop.toml")),
     Mutant("ptx-fp64-as-float", "PTX roles: the .f64 test dropped, double precision runs on the float unit",
            {"ptx_units.role_of": _role_fp64_as_float}, "", method="ptx-roles",
-           ptx=("--ptx", "examples/corpus/dmath.ptx", "--entry", "_Z6growthPdPKdii", "--sm",
-                "examples/sm/fermi-makespan.toml", "--max-loop-bound", "4")),
+           ptx=_ptx("corpus/dmath.ptx", "fermi", "--entry", "_Z6growthPdPKdii", "--max-loop-bound", "4")),
     Mutant("ptx-copy-waits-as-ldst", "PTX roles: cp.async.commit_group and the waits go to the load/store unit",
            {"ptx_units.role_of": _role_copy_waits_as_ldst}, "", method="ptx-roles",
-           ptx=("--ptx", "examples/kernels/wmma_gemm.ptx", "--sm", "examples/sm/ampere-makespan.toml",
-                "--max-loop-bound", "4")),
+           ptx=_ptx("kernels/wmma_gemm.ptx", "ampere", "--max-loop-bound", "4")),
     Mutant("ptx-fragments-as-tensor", "PTX roles: wmma fragment loads and stores run on the tensor core",
            {"ptx_units.role_of": _role_fragments_as_tensor}, "", method="ptx-roles",
-           ptx=("--ptx", "examples/kernels/wmma_gemm.ptx", "--sm", "examples/sm/ampere-makespan.toml",
-                "--max-loop-bound", "4")),
+           ptx=_ptx("kernels/wmma_gemm.ptx", "ampere", "--max-loop-bound", "4")),
     Mutant("ptx-float-compare-as-int", "PTX roles: a compare on floats (setp.f32) runs on the integer unit",
            {"ptx_units.role_of": _role_float_compare_as_int}, "", method="ptx-roles",
-           ptx=("--ptx", "examples/kernels/kmeans.ptx", "--sm", "examples/sm/ampere-makespan.toml",
-                "--bounds", "examples/kernels/kmeans.toml")),
+           ptx=_ptx("kernels/kmeans.ptx", "ampere", "--bounds", "examples/kernels/kmeans.toml")),
 ]}
 
 
