@@ -104,12 +104,12 @@ def test_a_makespan_search_ended_by_the_alarm_keeps_proved_bounds(monkeypatch, c
         raise RunTimeout
 
     monkeypatch.setattr(verbs, "auto_exact", alarm)
-    assert main(["makespan", "LLCLM", "--warps", "8", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "M=1",
+    assert main(["makespan", "CMLL", "--warps", "8", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "M=1",
                  "--json"]) == 4
     out = json.loads(capsys.readouterr().out)
     assert out["exact"] is False and out["replay"]["ok"] and "--timeout ran out" in out["note"]
-    # a replayed run is at least L's work (3 instructions per warp) and at most the proved bound
-    assert 3 * 8 <= out["makespan"] <= out["upper"]["value"] <= out["pessimistic"]
+    # a replayed run is at least L's work (2 instructions per warp) and at most the proved bound
+    assert 2 * 8 <= out["makespan"] <= out["upper"]["value"] <= out["pessimistic"]
     # on two units of sigma 1 the few runs meet the pair bound, 4 W + 1: exact even after the alarm
     assert main(["makespan", "LLCLL", "--warps", "8", "--sigma", "L=1", "--sigma", "C=1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -65,8 +65,8 @@ def test_kernels_with_latencies_get_no_backlog_bound_and_the_checker_refuses_the
         checked_backlog(reference_kernel("L C3", ONES), 4, {"method": "backlog", "duals": []})
 
 
-def _interval(text=ISSUE_KERNEL[:-1] + "M", sigma=None, warps=32):  # a third unit: outside the pair bound
-    sigma = sigma or {**ONES, "M": "1"}
+def _interval(text="LCLCMMMCL", sigma=None, warps=32):  # two units of sigma 2: the LP beats the pair bound (195)
+    sigma = sigma or {"L": "2", "C": "2", "M": "1"}
     o = widen(make_kernel(text, sigma), warps, Outcome(None, False, None, 0.0, "no run yet"), math.inf, None, runs=20)
     return o, interval_certificate(text, sigma, warps, o.schedule, o.upper[0], o.proof)
 
@@ -74,7 +74,7 @@ def _interval(text=ISSUE_KERNEL[:-1] + "M", sigma=None, warps=32):  # a third un
 def test_interval_takes_the_backlog_bound_and_its_certificate_holds():
     o, cert = _interval()
     r = check_interval(cert)
-    assert (r.upper, r.method) == (485, "backlog") and o.upper[1] == "backlog LP" and r.lower >= 350
+    assert (r.upper, r.method) == (183, "backlog") and o.upper[1] == "backlog LP" and r.lower >= 110
 
 
 def _lower_one_dual(cert):
@@ -84,11 +84,12 @@ def _lower_one_dual(cert):
 
 
 @pytest.mark.parametrize("tamper,msg", [
-    (lambda c: c.update(upper=c["upper"] - 1), "proves makespan <= 485, not 484"),
+    (lambda c: c.update(upper=c["upper"] - 1), "proves makespan <= 183, not 182"),
     (_lower_one_dual, "column"),
     (lambda c: c["bound"]["duals"].append(c["bound"]["duals"][0]), "twice"),
     (lambda c: c["bound"]["duals"].append([["pass", "b:L", 0], "1"]), "pass"),
-    (lambda c: c.update(bound={"method": "alternation"}), "proves makespan <= 529, not 485"),
+    (lambda c: c.update(bound={"method": "alternation"}), "proves makespan <= 230, not 183"),
+    (lambda c: c.update(bound={"method": "pairs"}), "proves makespan <= 195, not 183"),
 ])
 def test_tampered_backlog_certificates_are_refused(tamper, msg):
     _, cert = _interval()

@@ -4,7 +4,7 @@ The lower bound is the longest run found (the local search over priority
 policies of ``verify/makespan/worst_runs.py``, plus whatever run the exact
 methods returned), replayed by the verb; the upper bound the least of the
 paper's Eq. 5-7, the alternation bound of one-cycle kernels
-(``models/makespan/alternation.py``), the pair bound of one-cycle kernels on two units of sigma 1
+(``models/makespan/alternation.py``), the pair bound of one-cycle kernels
 (``models/makespan/pairs.py``), the backlog LP's (``verify/makespan/backlog.py``)
 and the bound tables the exact methods proved.  Each is re-checked without a solver by ``sim/makespan/interval.py``
 when a certificate is written.  Progress lines show the interval shrinking.
@@ -18,7 +18,7 @@ from warpcheck.cli.contract_guard import stop_cause
 from warpcheck.cli.makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.kernel import MkKernel, pessimistic
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
-from warpcheck.models.makespan.pairs import pair_bound
+from warpcheck.models.makespan.pairs import pair_bound, tight
 from warpcheck.verify.makespan.backlog import backlog_bound
 from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
 
@@ -29,9 +29,9 @@ POST_RUNS = 10  # what the verb does after the search (schedule, replay, certifi
 
 
 def closed_uppers(kernel: MkKernel, warps: int, lp_seconds: float = 0.0) -> list[tuple[int, str, tuple[str, Any]]]:
-    """The upper bounds: Eq. 5-7, the critical warp's and, on one-cycle kernels, the alternation bound and (on two
-    units of sigma 1) the pair bound, which cost nothing, and, where the pair bound does not apply, the backlog LP's
-    when ``lp_seconds`` allow HiGHS to solve it (the first of the least wins)."""
+    """The upper bounds: Eq. 5-7, the critical warp's and, on one-cycle kernels, the alternation and pair bounds,
+    which cost nothing, and the backlog LP's when ``lp_seconds`` allow HiGHS to solve it and the pair bound is not
+    already the worst case (two units of sigma 1); the first of the least wins."""
     out = [(pessimistic(kernel, warps), "Eq. 5-7", ("pessimistic", None)),
            (critical_warp_bound(kernel, warps), "critical-warp", ("critical-warp", None))]
     alt = alternation_bound(kernel, warps)
@@ -40,7 +40,7 @@ def closed_uppers(kernel: MkKernel, warps: int, lp_seconds: float = 0.0) -> list
     pb = pair_bound(kernel, warps)
     if pb is not None:
         out.append((pb, "pairs", ("pairs", None)))
-    if lp_seconds > 0 and pb is None:  # where it applies the pair bound is the worst case but at W = 2: no LP
+    if lp_seconds > 0 and not tight(kernel):  # there the pair bound is the worst case but at W = 2: no LP
         lp = backlog_bound(kernel, warps, lp_seconds)
         if lp is not None:
             out.append((lp.upper, "backlog LP", ("backlog", lp)))
@@ -64,7 +64,7 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
     if found.exact:
         return found
     lp_seconds = LP_SHARE * (deadline - time.monotonic())
-    if progress and kernel.single_cycle and pair_bound(kernel, warps) is None:
+    if progress and kernel.single_cycle and not tight(kernel):
         progress(f"interval: solving the backlog LP (HiGHS, at most {max(lp_seconds, 0.1):.1f} s)" if lp_seconds < 1e9 else
                  "interval: solving the backlog LP (HiGHS)")
     uppers = closed_uppers(kernel, warps, lp_seconds)

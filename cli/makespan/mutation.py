@@ -91,10 +91,10 @@ MUTANTS: dict[str, Mutant] = {**MODEL_MUTANTS, **{m.name: m for m in [
            {"verify.makespan.worst_runs.PolicySim": PolicyIgnoresHolders}, "C2 L", {"C": "1", "L": "1"},
            method="interval"),
     Mutant("backlog-tail-of-c", "backlog LP: the tail rows allow C issues per phase instead of 2C",
-           {"verify.makespan.backlog._declare_rows": _tail_rows_of_c}, "LC", {"L": "1", "C": "2"}, warps=8,
+           {"verify.makespan.backlog._declare_rows": _tail_rows_of_c}, "CCLL", {"L": "1", "C": "2"}, warps=12,
            method="interval"),
     Mutant("backlog-body-keeps-its-set", "backlog LP: a body cycle is followed only by one of the same backlogged set",
-           {"verify.makespan.backlog._allowed": _body_keeps_its_set}, "LC", {"L": "2", "C": "1"}, warps=16,
+           {"verify.makespan.backlog._allowed": _body_keeps_its_set}, "CMLL", {"C": "1", "M": "1", "L": "1"}, warps=16,
            method="interval"),
 ]}}
 

@@ -13,8 +13,8 @@ work-conserving run of L cycles exists, so the worst case is at least L.  The
   (``alternation.py``, proved in ``docs/makespan-interval.md``);
 - ``{"method": "critical-warp"}``: the last warp's own cycles plus the cycles
   the others can fill its unit (``alternation.py``, same page);
-- ``{"method": "pairs"}``: P + (W - 1) m on one-cycle kernels over at most two
-  units of sigma 1 (``pairs.py``, same page);
+- ``{"method": "pairs"}``: P + (W - 1) m on one-cycle kernels (``pairs.py``,
+  same page);
 - ``{"method": "backlog", "duals": [...]}``: a dual-feasible point of the
   backlog LP (``backlog.py``, rows in ``docs/makespan-interval.md``), its
   objective floored;
