@@ -110,14 +110,16 @@ def test_one_instruction_of_every_family_agrees(tmp_path):
             roles["movmatrix.sync.aligned.m8n8.trans.b16"]) == ("fp64", "fp64", "sfu", "int", "tensor")
 
 
-def test_packed_half_types_are_a_known_disagreement(tmp_path):
-    """The design gives add.rn.f16x2 (and .bf16) the class int: models/kernels/ptx.py reads no operand type from
-    .f16x2 or .bf16, so no float class; docs/kernels.md says a float type takes its operation's float class.
-    Reported, not fixed here (it is the kernels domain's parser); kept as an expected disagreement."""
+def test_packed_half_types_take_their_float_class(tmp_path):
+    """add.rn.f16x2, fma.rn.bf16 and mul.bf16x2 are float arithmetic (docs/kernels.md: a float type takes its
+    operation's float class); the design reads their class from the suffix, and both readers agree."""
     ptx = tmp_path / "half.ptx"
     ptx.write_text(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry h()\n{\n"
-                   "\t.reg .b32 %r<4>;\n\tadd.rn.f16x2 %r1, %r2, %r3;\n\tret;\n}\n")
-    assert first_disagreement(str(ptx)) == Disagreement(7, "add.rn.f16x2", "int", "float")
+                   "\t.reg .b32 %r<4>;\n\tadd.rn.f16x2 %r1, %r2, %r3;\n\tfma.rn.bf16 %r1, %r2, %r3, %r1;\n"
+                   "\tmul.rn.bf16x2 %r1, %r2, %r3;\n\tadd.s32 %r1, %r2, %r3;\n\tret;\n}\n")
+    assert first_disagreement(str(ptx)) is None
+    roles = [r.role for r in entry_instructions(ptx.read_text())]
+    assert roles[:4] == ["float", "float", "float", "int"]
 
 
 def test_the_reader_skips_labels_directives_braces_comments_and_guards():

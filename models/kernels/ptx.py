@@ -42,6 +42,7 @@ _FLOAT_CLASS = {"add": "fadd", "sub": "fadd", "min": "fadd", "max": "fadd", "abs
                 "setp": "fadd", "mul": "fmul", "fma": "fmadd", "mad": "fmadd", "div": "fdiv", "rcp": "fdiv",
                 "sqrt": "fsqrt", "rsqrt": "fsqrt", "ex2": "fsqrt", "lg2": "fsqrt", "sin": "fsqrt", "cos": "fsqrt",
                 "tanh": "fsqrt", "copysign": "fadd", "testp": "fadd", "set": "fadd"}
+_PACKED_FLOATS = {"f16x2", "bf16", "bf16x2"}  # float types the operand-type pattern [sbuf]N does not name
 
 
 def parse_ptx(text: str, filename: str = "<ptx>") -> list[Kernel]:
@@ -464,7 +465,8 @@ def _class(base: str, parts: list[str], dtype: str | None) -> str:
     """The class of an arithmetic instruction: int, or the float class of its operation on a float type."""
     if base == "cvt":
         return "fcvt" if any(p.startswith("f") for p in parts[1:]) else "int"
-    if dtype and dtype.startswith("f") and base in _FLOAT_CLASS:
+    floating = (dtype or "").startswith("f") or any(p in _PACKED_FLOATS for p in parts[1:])
+    if floating and base in _FLOAT_CLASS:
         return _FLOAT_CLASS[base]
     if base in ("div", "rem"):
         return "fdiv"
