@@ -200,6 +200,8 @@ def test_ptx_entry_becomes_a_kernel_with_its_mapping(capsys, bounded):
     (["--sm", "examples/sm/paper.toml", "--ptx", "examples/kernels/reduction.ptx"], "has no [makespan] table"),
     (["--sm", "examples/sm/fermi-makespan.toml", "--ptx", "examples/kernels/reduction.ptx", "--entry", "nope"],
      "matches no kernel"),
+    (["--sm", "examples/sm/fermi-makespan.toml", "--ptx", "examples/kernels/kmeans.ptx", "--max-loop-bound",
+      "100000"], "the worst path has 90,001,200,032 instructions, more than 16,384; give smaller loop bounds"),
 ])
 def test_ptx_refusals_are_one_line_with_exit_2(capsys, extra, msg, monkeypatch):
     monkeypatch.chdir(ROOT)

@@ -27,7 +27,7 @@ PTX_MUTANTS = [n for n, m in MUTANTS.items() if m.method == "ptx-roles"]
 def _argv(ptx: Path, sm: str) -> list[str]:
     """The verb's options for an example, as benchmarks/makespan_long.py::ptx_entries gives them.
 
-    lud's bounds file gives a worst path over the verb's 4,096 instructions (refused): one trip per loop instead.
+    lud's bounds file gives a worst path of about 10,000 instructions (slow here): one trip per loop instead.
     """
     toml = ptx.with_suffix(".toml")
     bounds = ["--max-loop-bound", "1"] if ptx.stem == "lud" else \

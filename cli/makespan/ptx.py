@@ -24,7 +24,7 @@ from warpcheck.models.kernels.ptx import parse_ptx_module
 from warpcheck.models.kernels.warp_cfg import END, WarpCFG, build_warp_cfg
 from warpcheck.models.makespan.ptx_units import ROLES, SmUnits, role_of
 
-MAX_PATH = 4096  # instructions on the path, before the sigma transform: the searches grow with it
+MAX_PATH = 16384  # instructions on the path, before the sigma transform: runs, certificates and replays grow with it
 
 
 @dataclass
@@ -135,6 +135,10 @@ def worst_path(wcfg: WarpCFG, counts: dict[int, int]) -> tuple[list[int], dict[s
     for (a, b), f in flows.items():
         if a not in reach:
             dropped[wcfg.label(b)] = dropped.get(wcfg.label(b), 0) + f
+    size = sum(f * _block_size(wcfg, u) for (u, _), f in flows.items() if u in reach)
+    if size > MAX_PATH:  # before the walk is built: large loop bounds would exhaust memory first
+        raise ConfigError(f"kernel {wcfg.kernel.name!r}: the worst path has {size:,} instructions, more than "
+                          f"{MAX_PATH:,}; give smaller loop bounds (--bounds, --loop-bound, --max-loop-bound)")
     out_edges: dict[Any, list[Any]] = {}
     for (u, v), f in sorted(flows.items(), key=lambda e: (str(e[0][0]), str(e[0][1]))):
         if u in reach:
@@ -151,10 +155,13 @@ def worst_path(wcfg: WarpCFG, counts: dict[int, int]) -> tuple[list[int], dict[s
     for node in walk[:-1]:
         block = wcfg.cfg.blocks[wcfg.block(node)]
         pcs += range(block.start, block.end)
-        if len(pcs) > MAX_PATH:
-            raise ConfigError(f"kernel {wcfg.kernel.name!r}: the worst path has more than {MAX_PATH} instructions; "
-                              "give smaller loop bounds (--bounds, --loop-bound)")
     return pcs, dropped
+
+
+def _block_size(wcfg: WarpCFG, node: Any) -> int:
+    """Instructions of the block a warp-level CFG node runs."""
+    block = wcfg.cfg.blocks[wcfg.block(node)]
+    return block.end - block.start
 
 
 def ptx_kernel(a: argparse.Namespace) -> PtxKernel:
