@@ -345,7 +345,7 @@ def long_main(args: argparse.Namespace) -> None:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from makespan_long import long_table, run_all
 
-    rows = run_all(args.seed, args.cap, args.jobs)
+    rows = run_all(args.seed, args.cap, args.jobs, set(args.only.split(",")) if args.only else None, args.ptx_sm)
     text = long_table(rows)
     with open(f"{args.out}.json", "w") as f:
         json.dump({"timeout": args.cap, "seed": args.seed, "rows": rows}, f, indent=1)
@@ -369,7 +369,10 @@ def main() -> None:
                    help="with --random: run the family through auto (the CLI, one process per run) with the goal's "
                         "timeouts (10 s at W = 32 and 128, 60 s at W = 600), instead of each method at --cap")
     p.add_argument("--only", default="", metavar="K1,K2",
-                   help="with --random: run only these kernels of the family (their texts, comma-separated)")
+                   help="with --random: run only these kernels of the family (their texts, comma-separated); with "
+                        "--long: only these kernels (g01..g30, PTX file stems such as lud, or ptx for all PTX entries)")
+    p.add_argument("--ptx-sm", metavar="FILE", help="with --long: every PTX entry on this SM file (default: Fermi, "
+                   "Ampere for tensor-core kernels), e.g. examples/sm/ampere-makespan.toml")
     p.add_argument("--jobs", type=int, default=2, help="worker processes for the random family (runs at a time "
                    "with --long)")
     p.add_argument("--long", action="store_true",

@@ -42,8 +42,9 @@ def long_family(seed: int) -> list[tuple[str, dict[str, str]]]:
     return out
 
 
-def ptx_entries() -> list[tuple[str, str, list[str]]]:
-    """(name, SM file, extra argv) for each PTX file of examples/kernels/, with its bounds file when it has one."""
+def ptx_entries(sm_file: str | None = None) -> list[tuple[str, str, list[str]]]:
+    """(name, SM file, extra argv) for each PTX file of examples/kernels/, with its bounds file when it has one;
+    on ``sm_file`` if given, else Fermi (Ampere for tensor-core kernels)."""
     out = []
     for name in sorted(os.listdir(PTX_DIR)):
         if not name.endswith(".ptx"):
@@ -51,7 +52,7 @@ def ptx_entries() -> list[tuple[str, str, list[str]]]:
         path = os.path.join(PTX_DIR, name)
         toml = path[:-4] + ".toml"
         extra = ["--bounds", toml] if os.path.exists(toml) else ["--max-loop-bound", "4"]
-        sm = "examples/sm/ampere-makespan.toml" if "wmma" in name else "examples/sm/fermi-makespan.toml"
+        sm = sm_file or ("examples/sm/ampere-makespan.toml" if "wmma" in name else "examples/sm/fermi-makespan.toml")
         out.append((name[:-4], sm, ["--ptx", path, "--sm", sm, *extra]))
     return out
 
@@ -82,7 +83,7 @@ def one_run(argv: list[str], w: int, timeout: float) -> dict[str, Any]:
             "phases": len(out.get("transformed", ""))}
 
 
-def jobs(seed: int, timeout: float) -> list[dict[str, Any]]:
+def jobs(seed: int, timeout: float, sm_file: str | None = None) -> list[dict[str, Any]]:
     """Every (kernel, W) run of the benchmark, as plain data."""
     todo = []
     for i, (text, sigma) in enumerate(long_family(seed)):
@@ -90,16 +91,22 @@ def jobs(seed: int, timeout: float) -> list[dict[str, Any]]:
         for w in LONG_WARPS:
             todo.append({"kernel": f"g{i + 1:02d}", "text": text, "sigma": sigma, "length": len(text), "W": w,
                          "argv": argv, "timeout": timeout})
-    for name, sm, argv in ptx_entries():
+    for name, sm, argv in ptx_entries(sm_file):
         for w in LONG_WARPS:
             todo.append({"kernel": name, "text": "", "sigma": sm, "length": "ptx", "W": w, "argv": argv,
                          "timeout": timeout})
     return todo
 
 
-def run_all(seed: int, timeout: float, workers: int) -> list[dict[str, Any]]:
-    """Run the benchmark, ``workers`` runs at a time; print one line per run."""
-    todo = jobs(seed, timeout)
+def run_all(seed: int, timeout: float, workers: int, only: set[str] | None = None,
+            sm_file: str | None = None) -> list[dict[str, Any]]:
+    """Run the benchmark (the kernels named in ``only``, e.g. g08 or lud, "ptx" for every PTX entry, if given; the
+    PTX entries on ``sm_file`` if given), ``workers`` runs at a time; print one line per run."""
+    todo = [j for j in jobs(seed, timeout, sm_file)
+            if only is None or j["kernel"] in only or ("ptx" in only and j["length"] == "ptx")]
+    if only and len({j["kernel"] for j in todo} | {"ptx"} & only) < len(only):
+        raise SystemExit(f"--only: no such kernel in the long benchmark: "
+                         f"{sorted(only - {j['kernel'] for j in todo})} (names: g01..g30 and the PTX files' stems)")
 
     def go(job: dict[str, Any]) -> dict[str, Any]:
         r = {**{k: v for k, v in job.items() if k != "argv"}, **one_run(job["argv"], job["W"], job["timeout"])}

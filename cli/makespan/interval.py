@@ -79,13 +79,13 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
     while (runs is None or search.runs < runs) and time.monotonic() < deadline and best_len < upper:
         step = SLICE_RUNS if runs is None else min(SLICE_RUNS, runs - search.runs)
         before = search.runs
-        mine = search.more(step, deadline - POST_RUNS * search.last)
+        mine = search.more(step, deadline - POST_RUNS * search.last, target=upper)
         if mine.makespan > best_len:
             best_len, how = mine.makespan, "a policy run (local search)"
             if keep is not None:
                 keep[:] = [(best_len, search.sim, mine.run)]
             if progress:
-                progress(line(best_len, upper, f"{search.runs} policies simulated"))
+                progress(line(best_len, upper, f"{search.runs} polic{'y' if search.runs == 1 else 'ies'} simulated"))
         if search.runs == before:
             break  # no time for one more run
     if mine is not None and mine.makespan == best_len and how.startswith("a policy run"):

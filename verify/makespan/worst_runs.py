@@ -163,11 +163,14 @@ class PolicySearch:
             return fresh, fresh, 0
         return _mutate(self.best.genome, self.rng, self.best.makespan)
 
-    def more(self, runs: int, deadline: float | None = None) -> WorstRun:
-        """Simulate up to ``runs`` more policies (fewer if ``deadline`` passes); return the longest run so far."""
+    def more(self, runs: int, deadline: float | None = None, target: int | None = None) -> WorstRun:
+        """Simulate up to ``runs`` more policies (fewer if ``deadline`` passes, or once a run reaches ``target``, a
+        proved upper bound); return the longest run so far."""
         for _ in range(runs):
             if self.best is not None and deadline is not None and time.monotonic() + self.last >= deadline:
                 break  # the next run would likely end past the deadline
+            if self.best is not None and target is not None and self.best.makespan >= target:
+                break  # no run can be longer: the interval has closed
             g = self._next()
             start = time.monotonic()
             r = self.sim.run(g)
