@@ -216,3 +216,11 @@ def test_an_sm_whose_lanes_are_not_a_power_of_the_warp_size_is_refused(tmp_path,
                   '[makespan.roles]\nldst = "L"\nint = "C"\n')
     assert main(["makespan", "--ptx", str(ROOT / "examples/kernels/reduction.ptx"), "--sm", str(sm), "-W", "4"]) == 2
     assert "unit 'L' has 24 lanes for warps of 32" in capsys.readouterr().err
+
+
+def test_the_search_stops_once_a_run_meets_the_proved_bound():
+    """A run of the bound's length cannot be beaten: no further policy is simulated (work saved, the answer alike)."""
+    k = make_kernel("LLCLL", {"L": "1", "C": "1"})
+    stopped, full = PolicySearch(k, 8), PolicySearch(k, 8)
+    assert stopped.more(50, target=4 * 8 + 1).makespan == full.more(50).makespan == 4 * 8 + 1
+    assert stopped.runs < 5 and full.runs == 50
