@@ -146,6 +146,8 @@ def test_a_certificate_checked_past_the_timeout_is_not_written_but_the_answer_is
     out = json.loads(capsys.readouterr().out)
     assert (out["makespan"], out["exact"], out["certificate"]) == (17, True, None)
     assert "not written" in out["note"] and not cert.exists()
+    assert main(argv[:-1]) == 4  # the text says why no file was written, not that no answer was exact
+    assert "certificate: none written (--timeout ran out while it was checked)" in capsys.readouterr().out
 
 
 def test_auto_pairs_one_method_s_bound_with_another_s_run_and_certifies_the_pair():

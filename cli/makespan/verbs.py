@@ -228,6 +228,7 @@ def _certify(args: argparse.Namespace, report: dict[str, Any], out: Outcome) -> 
         return "refused"
     except RunTimeout:
         report["note"] += f"; {guard.stop_cause()} while the certificate was checked: {args.certificate} not written"
+        report["certificate_missing"] = f"{guard.stop_cause()} while it was checked"
         return "timeout"
     write(args.certificate, cert)
     report["certificate"] = args.certificate
@@ -289,7 +290,8 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
     else:
         print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")
     if "certificate" in report:
-        print(f"certificate: {report['certificate'] or 'none written (no exact answer)'}")
+        why = report.pop("certificate_missing", "no proof to write")
+        print(f"certificate: {report['certificate'] or f'none written ({why})'}")
     if schedule is None:
         return
     print(f"schedule reaching it (replayed: work-conserving, makespan {report['replay']['makespan']}):")
