@@ -23,7 +23,7 @@ from warpcheck.sim.makespan.check import CertificateRefused
 from warpcheck.sim.makespan.interval import check_interval
 from warpcheck.sim.makespan.reference import reference_kernel
 from warpcheck.sim.makespan.reference_enum import ReferenceBudgetExceeded, reference_worst_case
-from warpcheck.verify.makespan.backlog import backlog_bound
+from warpcheck.verify.makespan.backlog import MAX_COLUMNS, backlog_bound, columns
 
 ISSUE_KERNEL = "LLCLCCLLLCLCCLLLCCLC"  # 12 W + 8 by enumeration at W = 4, 5, 6
 ONES = {"L": "1", "C": "1"}
@@ -97,3 +97,13 @@ def test_tampered_backlog_certificates_are_refused(tamper, msg):
     tamper(bad)
     with pytest.raises(CertificateRefused, match=msg):
         check_interval(bad)
+
+
+def test_an_lp_too_large_to_build_is_said_so_in_the_progress_lines():
+    """400 phases on four units: about 280,000 columns, not built; the progress line says so, not "solving"."""
+    text = "LCMS" * 100
+    k = make_kernel(text, {u: "1" for u in "LCMS"})
+    assert columns(k, 8) > MAX_COLUMNS and backlog_bound(k, 8, 1.0) is None
+    lines = []
+    widen(k, 8, Outcome(None, False, None, 0.0, "no run yet"), math.inf, lines.append, runs=1)
+    assert lines[0].startswith("interval: backlog LP not built (") and "more than 200,000" in lines[0]

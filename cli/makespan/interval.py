@@ -19,7 +19,7 @@ from warpcheck.cli.makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.kernel import MkKernel, pessimistic
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.pairs import pair_bound, tight
-from warpcheck.verify.makespan.backlog import backlog_bound
+from warpcheck.verify.makespan.backlog import MAX_COLUMNS, backlog_bound, columns
 from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
 
 LONG_PHASES = 40  # above this many phases auto goes straight to the interval: the exact methods' graphs explode
@@ -65,8 +65,12 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
         return found
     lp_seconds = LP_SHARE * (deadline - time.monotonic())
     if progress and kernel.single_cycle and not tight(kernel):
-        progress(f"interval: solving the backlog LP (HiGHS, at most {max(lp_seconds, 0.1):.1f} s)" if lp_seconds < 1e9 else
-                 "interval: solving the backlog LP (HiGHS)")
+        size = columns(kernel, warps) or 0
+        if size > MAX_COLUMNS:
+            progress(f"interval: backlog LP not built ({size:,} columns, more than {MAX_COLUMNS:,})")
+        else:
+            progress(f"interval: solving the backlog LP (HiGHS, at most {max(lp_seconds, 0.1):.1f} s)"
+                     if lp_seconds < 1e9 else "interval: solving the backlog LP (HiGHS)")
     uppers = closed_uppers(kernel, warps, lp_seconds)
     if found.upper is not None and found.proof is not None:
         uppers.append((found.upper[0], found.upper[1], found.proof))

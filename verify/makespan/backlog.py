@@ -152,6 +152,13 @@ def _y_terms(lp: _Lp, p: int, a: State, b: State) -> list[tuple[int, int]]:
     return terms
 
 
+def columns(kernel: MkKernel, warps: int) -> int | None:
+    """The columns the LP would have (None on kernels with latencies): above MAX_COLUMNS it is not built."""
+    if not kernel.single_cycle:
+        return None
+    return _Lp([i.unit for i in kernel.instrs], {u: kernel.sigma_of(u) for u in kernel.units}, warps).size()
+
+
 def build(kernel: MkKernel, warps: int) -> _Lp | None:
     """The LP of ``warps`` warps on a one-cycle kernel; None for latencies or above MAX_COLUMNS columns."""
     if not kernel.single_cycle:
@@ -220,4 +227,4 @@ def backlog_bound(kernel: MkKernel, warps: int, timeout: float | None = None) ->
     return BacklogBound(total // DENOM, duals)
 
 
-__all__ = ["BacklogBound", "MAX_COLUMNS", "backlog_bound", "build"]
+__all__ = ["BacklogBound", "MAX_COLUMNS", "backlog_bound", "build", "columns"]
