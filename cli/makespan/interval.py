@@ -40,11 +40,17 @@ def closed_uppers(kernel: MkKernel, warps: int, lp_seconds: float = 0.0) -> list
     pb = pair_bound(kernel, warps)
     if pb is not None:
         out.append((pb, "pairs", ("pairs", None)))
-    if lp_seconds > 0 and not tight(kernel):  # there the pair bound is the worst case but at W = 2: no LP
+    if lp_seconds > 0 and _wants_lp(kernel):
         lp = backlog_bound(kernel, warps, lp_seconds)
         if lp is not None:
             out.append((lp.upper, "backlog LP", ("backlog", lp)))
     return out
+
+
+def _wants_lp(kernel: MkKernel) -> bool:
+    """The backlog LP is for one-cycle kernels, and not needed where the pair bound is the worst case but at W = 2
+    (two units of sigma 1)."""
+    return kernel.single_cycle and not tight(kernel)
 
 
 def line(lower: int, upper: int, how: str) -> str:
@@ -64,7 +70,7 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
     if found.exact:
         return found
     lp_seconds = LP_SHARE * (deadline - time.monotonic())
-    if progress and kernel.single_cycle and not tight(kernel):
+    if progress and _wants_lp(kernel):
         size = columns(kernel, warps) or 0
         if size > MAX_COLUMNS:
             progress(f"interval: backlog LP not built ({size:,} columns, more than {MAX_COLUMNS:,})")

@@ -290,7 +290,7 @@ def _print(report: dict[str, Any], schedule: Schedule | None, as_json: bool) -> 
     else:
         print(f"approximation T^(W,x={a['x']}) (Eq. 42-43): {a['value']} (y = {a['y']})   [{t['approx']:.3f} s]")
     if "certificate" in report:
-        why = report.pop("certificate_missing", "no proof to write")
+        why = report.get("certificate_missing", "no proof to write")
         print(f"certificate: {report['certificate'] or f'none written ({why})'}")
     if schedule is None:
         return

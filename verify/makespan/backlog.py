@@ -152,19 +152,23 @@ def _y_terms(lp: _Lp, p: int, a: State, b: State) -> list[tuple[int, int]]:
     return terms
 
 
-def columns(kernel: MkKernel, warps: int) -> int | None:
-    """The columns the LP would have (None on kernels with latencies): above MAX_COLUMNS it is not built."""
+def _shape(kernel: MkKernel, warps: int) -> _Lp | None:
+    """The LP's states and moves, no rows or columns yet; None on kernels with latencies."""
     if not kernel.single_cycle:
         return None
-    return _Lp([i.unit for i in kernel.instrs], {u: kernel.sigma_of(u) for u in kernel.units}, warps).size()
+    return _Lp([i.unit for i in kernel.instrs], {u: kernel.sigma_of(u) for u in kernel.units}, warps)
+
+
+def columns(kernel: MkKernel, warps: int) -> int | None:
+    """The columns the LP would have (None on kernels with latencies): above MAX_COLUMNS it is not built."""
+    lp = _shape(kernel, warps)
+    return None if lp is None else lp.size()
 
 
 def build(kernel: MkKernel, warps: int) -> _Lp | None:
     """The LP of ``warps`` warps on a one-cycle kernel; None for latencies or above MAX_COLUMNS columns."""
-    if not kernel.single_cycle:
-        return None
-    lp = _Lp([i.unit for i in kernel.instrs], {u: kernel.sigma_of(u) for u in kernel.units}, warps)
-    if lp.size() > MAX_COLUMNS:
+    lp = _shape(kernel, warps)
+    if lp is None or lp.size() > MAX_COLUMNS:
         return None
     _declare_rows(lp)
     _declare_columns(lp)
