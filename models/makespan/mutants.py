@@ -160,6 +160,13 @@ def _pairs_same_unit(kernel: MkKernel, warps: int) -> int | None:
     return len(units) + (warps - 1) * (len(units) - pairs(units, {u: 2 for u in units}))
 
 
+def _pairs_ignoring_latencies(kernel: MkKernel, warps: int) -> int:
+    """The pair bound taken on kernels with latencies too, one cycle per instruction (it is proved for one-cycle
+    kernels only)."""
+    units = [i.unit for i in kernel.instrs]
+    return len(units) + (warps - 1) * (len(units) - pairs(units, dict(kernel.sigma)))
+
+
 def _critical_warp_without_own_cycles(kernel: MkKernel, warps: int) -> int:
     """The critical warp's bound without the warp's own cycles (only its waits)."""
     return critical_warp_bound(kernel, warps) - sum(ins.latency for ins in kernel.instrs)
@@ -245,6 +252,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            {"pairs.pair_bound": _pairs_overlapping}, "LCL", {"L": "1", "C": "1"}, method="interval"),
     Mutant("pairs-same-unit", "pair bound: two neighbours on one unit of sigma 1 counted as a pair",
            {"pairs.pair_bound": _pairs_same_unit}, "LLCLL", {"L": "1", "C": "1"}, method="interval"),
+    Mutant("pairs-ignoring-latencies", "pair bound: applied to a kernel with latencies, one cycle per instruction",
+           {"pairs.pair_bound": _pairs_ignoring_latencies}, "L C3", {"L": "1", "C": "1"}, method="interval"),
     Mutant("ptx-sfu-as-float", "PTX roles: special functions (rcp, ex2, div on floats) run on the float unit",
            {"ptx_units.role_of": _role_sfu_as_float}, "", method="ptx-roles",
            ptx=_ptx("kernels/backprop.ptx", "fermi", "--bounds", "examples/kernels/backprop.toml")),
