@@ -78,9 +78,13 @@ def test_auto_within_timeout_reports_its_best_run_as_a_lower_bound(capsys, monke
     assert [t["method"] for t in out["tried"]] == ["enumerate"] and not out["tried"][0]["exact"]
 
 
-def test_auto_answers_from_whichever_bound_method_is_exact(capsys):
+def test_auto_answers_from_whichever_bound_method_is_exact(capsys, monkeypatch):
     """The portfolio: blocks answers LLLLLL, deficit with an invariant LLCLLL, the ranking LP
-    LLCCM2 (a latency: the block methods take one-cycle kernels only; steep, so deficit cannot)."""
+    LLCCM2 (a latency: the block methods take one-cycle kernels only; steep, so deficit cannot).
+    The closed forms, tried first, would answer the first two (pairs): they are set aside here."""
+    import warpcheck.cli.makespan.auto as auto
+    from warpcheck.cli.makespan.methods import Outcome
+    monkeypatch.setattr(auto, "closed_first", lambda *a, **k: Outcome(None, False, None, 0.0, "set aside"))
     for argv, method, value in ((["LLLLLL", "--sigma", "L=1/3"], "blocks", 18 * 40),
                                 (["LLCLLL", "--sigma", "L=1", "--sigma", "C=1/2"], "deficit", 5 * 40 + 2),
                                 (["LLCCM2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "M=1"], "ranking", 4 * 40 + 2)):
@@ -88,6 +92,20 @@ def test_auto_answers_from_whichever_bound_method_is_exact(capsys):
         out = json.loads(capsys.readouterr().out)
         assert (out["method"], out["makespan"], out["exact"]) == (method, value, True)
         assert out["tried"][-1]["method"] == method
+
+
+def test_auto_answers_from_a_closed_form_met_by_a_run_before_any_search(capsys, tmp_path):
+    """LCCLLC at W = 40, two units of sigma 1: the pair bound 6 + 39 * 3 is met by a convoy with one warp held
+    back, so auto is exact without the enumeration (which needs 387,081 states) nor the portfolio; the
+    certificate is an interval of one, checked again."""
+    cert = tmp_path / "c.json"
+    argv = ["makespan", "LCCLLC", "-W", "40", "--sigma", "L=1", "--sigma", "C=1", "--json"]
+    assert main(argv + ["--certificate", str(cert)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["method"], out["makespan"], out["exact"]) == ("interval", 123, True) and "pairs" in out["note"]
+    assert [t["method"] for t in out["tried"]] == ["interval"] and out["replay"]["ok"]
+    assert json.loads(cert.read_text())["bound"] == {"method": "pairs"}
+    assert main(["makespan", "--check", str(cert)]) == 0
 
 
 @pytest.mark.parametrize("kernel,sigma,expected", [

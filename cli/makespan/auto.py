@@ -20,7 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any, Sequence
 
 from warpcheck.cli.contract_guard import abandon, worker_pool
-from warpcheck.cli.makespan.interval import LONG_PHASES, interval_only, widen
+from warpcheck.cli.makespan.interval import LONG_PHASES, closed_first, interval_only, widen
 from warpcheck.cli.makespan.methods import BOUNDS, Outcome, Progress, enumerate_counts, timed, to_stderr
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.schedule import from_counts
@@ -64,6 +64,10 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
     """
     if sum(i.latency for i in kernel.instrs) > LONG_PHASES:  # phases of a warp
         return "interval", interval_only(kernel, warps, deadline, progress, keep)
+    quick = closed_first(kernel, warps, deadline, progress)
+    if quick.exact:
+        quick.tried = [quick.summary("interval")]
+        return "interval", quick
     method, out = _exact_first(kernel, warps, deadline, progress)
     if out.exact:
         return method, out
