@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from warpcheck.cli.main import main
 from warpcheck.cli.makespan import verbs  # noqa: F401  (imported here, not inside the runs' --timeout)
 from warpcheck.cli.makespan.cert import interval_certificate
-from warpcheck.cli.makespan.interval import widen
+from warpcheck.cli.makespan.interval import closed_uppers, widen
 from warpcheck.cli.makespan.methods import Outcome
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
-from warpcheck.models.makespan.kernel import make_kernel, pessimistic
+from warpcheck.models.makespan.kernel import make_kernel, pessimistic, pessimistic_bound
 from warpcheck.models.makespan.schedule import from_counts
 from warpcheck.sim.makespan.alternation import checked_alternation, checked_critical_warp
 from warpcheck.sim.makespan.check import CertificateRefused
@@ -71,6 +71,31 @@ def test_critical_warp_bound_is_never_below_the_exhaustive_worst_case(inst):
     bound = critical_warp_bound(make_kernel(text, sigma), warps)
     assert bound == checked_critical_warp(reference_kernel(text, sigma), warps)
     assert bound >= _worst(text, sigma, warps)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(instances(latencies=True))
+def test_eq5_7_is_taken_as_a_bound_only_where_it_is_one(inst):
+    """Where every sigma is 1 after the transform Eq. 5-7 is never below the worst case; elsewhere the design
+    does not offer it and the checker refuses it."""
+    text, sigma, warps = inst
+    kernel = make_kernel(text, sigma)
+    bound = pessimistic_bound(kernel, warps)
+    if bound is None:
+        assert any(s != 1 for _, s in kernel.sigma)
+        o, cert = _interval(text, sigma, warps, runs=3, bound=("pessimistic", pessimistic(kernel, warps)))
+        with pytest.raises(CertificateRefused, match="Eq. 5-7 is no upper bound"):
+            check_interval(cert)
+    else:
+        assert bound == eq5_7(reference_kernel(text, sigma), warps) >= _worst(text, sigma, warps)
+
+
+def test_eq5_7_is_below_the_worst_case_with_a_unit_of_sigma_2():
+    """The paper's pessimistic count is not a bound: LL, sigma_L = 2, W = 4 gives 4; a run of 5 exists."""
+    kernel = make_kernel("LL", {"L": "2"})
+    assert pessimistic(kernel, 4) == 4 < _worst("LL", {"L": "2"}, 4) == 5
+    assert pessimistic_bound(kernel, 4) is None
+    assert all(by != "Eq. 5-7" for _, by, _ in closed_uppers(kernel, 4))
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

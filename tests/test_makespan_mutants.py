@@ -75,7 +75,7 @@ def test_applied_puts_the_originals_back():
 def test_the_suite_covers_transform_machine_moves_and_the_interval():
     kinds = {m.breaks.split(":")[0] for m in MUTANTS.values()}
     assert kinds == {"transform", "machine", "moves", "alternation bound", "critical-warp bound", "interval",
-                     "backlog LP", "pair bound", "PTX roles"} and len(MUTANTS) >= 5
+                     "backlog LP", "pair bound", "Eq. 5-7 bound", "PTX roles"} and len(MUTANTS) >= 5
 
 
 def _random_instances(n, seed=7):

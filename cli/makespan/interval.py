@@ -16,7 +16,7 @@ from typing import Any
 
 from warpcheck.cli.contract_guard import stop_cause
 from warpcheck.cli.makespan.methods import Outcome, Progress
-from warpcheck.models.makespan.kernel import MkKernel, pessimistic
+from warpcheck.models.makespan.kernel import MkKernel, pessimistic_bound
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.pairs import pair_bound, tight
 from warpcheck.verify.makespan.backlog import MAX_COLUMNS, backlog_bound, columns
@@ -29,11 +29,13 @@ POST_RUNS = 10  # what the verb does after the search (schedule, replay, certifi
 
 
 def closed_uppers(kernel: MkKernel, warps: int, lp_seconds: float = 0.0) -> list[tuple[int, str, tuple[str, Any]]]:
-    """The upper bounds: Eq. 5-7, the critical warp's and, on one-cycle kernels, the alternation and pair bounds,
+    """The upper bounds: Eq. 5-7 (where every sigma is 1), the critical warp's and, on one-cycle kernels, the alternation and pair bounds,
     which cost nothing, and the backlog LP's when ``lp_seconds`` allow HiGHS to solve it and the pair bound is not
     already the worst case (two units of sigma 1); the first of the least wins."""
-    out = [(pessimistic(kernel, warps), "Eq. 5-7", ("pessimistic", None)),
-           (critical_warp_bound(kernel, warps), "critical-warp", ("critical-warp", None))]
+    out = [(critical_warp_bound(kernel, warps), "critical-warp", ("critical-warp", None))]
+    eq = pessimistic_bound(kernel, warps)
+    if eq is not None:
+        out.insert(0, (eq, "Eq. 5-7", ("pessimistic", None)))
     alt = alternation_bound(kernel, warps)
     if alt is not None:
         out.append((alt, "alternation", ("alternation", None)))

@@ -170,6 +170,20 @@ def pessimistic(kernel: MkKernel, warps: int) -> int:
     return total
 
 
+def pessimistic_bound(kernel: MkKernel, warps: int) -> int | None:
+    """Eq. 5-7 where it is a proved upper bound: every unit serves one warp a cycle after the transform; else None.
+
+    With every sigma 1, each cycle before the end moves some warp on by one of its sum-of-latencies cycles (a
+    waiting warp's unit is free, so it issues one, or it is held by a busy warp, which moves), and Eq. 5-7 is
+    W times that sum.  With a unit of sigma 2 or more the paper's count is not a bound: ``LL`` (sigma_L = 2),
+    W = 4 gives 4, and the worst case is 5: the slots go to three warps' phases while the fourth waits, and it
+    then runs its two phases alone.
+    """
+    if any(sigma != 1 for _, sigma in kernel.sigma):
+        return None
+    return pessimistic(kernel, warps)
+
+
 def approximation(warps: int, x: int, exact: Callable[[int], int]) -> tuple[int, int]:
     """The paper's estimate (Eq. 42-43): min over y <= x of ceil(W / y) * T(y).
 

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Instruction
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
-from warpcheck.models.makespan.kernel import MkInstr, MkKernel, transform
+from warpcheck.models.makespan.kernel import MkInstr, MkKernel, pessimistic, transform
 from warpcheck.models.makespan.moves import CountMoves, Key
 from warpcheck.models.makespan.pairs import pair_bound, pairs
 from warpcheck.models.makespan.ptx_units import role_of
@@ -167,6 +167,11 @@ def _pairs_ignoring_latencies(kernel: MkKernel, warps: int) -> int:
     return len(units) + (warps - 1) * (len(units) - pairs(units, dict(kernel.sigma)))
 
 
+def _pessimistic_on_wide_units(kernel: MkKernel, warps: int) -> int:
+    """Eq. 5-7 taken as an upper bound with a unit of sigma 2 or more too (the paper's count, not a bound there)."""
+    return pessimistic(kernel, warps)
+
+
 def _critical_warp_without_own_cycles(kernel: MkKernel, warps: int) -> int:
     """The critical warp's bound without the warp's own cycles (only its waits)."""
     return critical_warp_bound(kernel, warps) - sum(ins.latency for ins in kernel.instrs)
@@ -248,6 +253,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("critical-warp-waits-only", "critical-warp bound: the last warp's own cycles are left out",
            {"alternation.critical_warp_bound": _critical_warp_without_own_cycles}, "L C3p", {"L": "2", "C": "1"},
            method="interval"),
+    Mutant("pessimistic-on-wide-units", "Eq. 5-7 bound: taken as a bound where a unit serves two warps a cycle",
+           {"kernel.pessimistic_bound": _pessimistic_on_wide_units}, "LL", {"L": "2"}, warps=4, method="interval"),
     Mutant("pairs-overlapping", "pair bound: overlapping neighbours on different units counted as pairs",
            {"pairs.pair_bound": _pairs_overlapping}, "LCL", {"L": "1", "C": "1"}, method="interval"),
     Mutant("pairs-same-unit", "pair bound: two neighbours on one unit of sigma 1 counted as a pair",

@@ -8,7 +8,9 @@ work-conserving run of L cycles exists, so the worst case is at least L.  The
 
 - ``{"method": "pessimistic"}``: the paper's Eq. 5-7, computed here again on
   the reference transform (sum over units of ceil(W / sigma_u) times the
-  cycles of the unit's instructions);
+  cycles of the unit's instructions), taken only when every sigma is 1 there:
+  then some warp moves on every cycle, and Eq. 5-7 is W times a warp's
+  cycles; with a wider unit it can be below the worst case;
 - ``{"method": "alternation"}``: the alternation bound of one-cycle kernels
   (``alternation.py``, proved in ``docs/makespan-interval.md``);
 - ``{"method": "critical-warp"}``: the last warp's own cycles plus the cycles
@@ -61,6 +63,11 @@ def eq5_7(kernel: RefKernel, warps: int) -> int:
 def _proved_upper(kernel: RefKernel, warps: int, bound: dict[str, Any]) -> int:
     method = bound.get("method")
     if method == "pessimistic":
+        wide = [unit for unit, sigma in kernel.sigma if sigma != 1]
+        if wide:
+            raise _refuse(f"Eq. 5-7 is no upper bound with unit {wide[0]} serving {kernel.sigma_of(wide[0])} "
+                          "warps a cycle (e.g. LL, sigma 2, W = 4: 4 against a run of 5); it holds only where "
+                          "every sigma is 1 after the transform")
         return eq5_7(kernel, warps)
     if method == "critical-warp":
         return checked_critical_warp(kernel, warps)
