@@ -69,7 +69,8 @@ def test_optimize_equals_enumeration(text, sigma, warps):
 
 
 @pytest.mark.parametrize("text,sigma,warps", [("LLC", {"L": 1, "C": 1}, 3), ("LCL", {"L": 1, "C": 1}, 3),
-                                               ("LC", {"L": "1/2", "C": 2}, 3), ("LLCLL", {"L": 1, "C": 1}, 2)])
+                                               ("LC", {"L": "1/2", "C": 2}, 3), ("LLCLL", {"L": 1, "C": 1}, 2),
+                                               ("LL", {"L": 2}, 4)])  # Eq. 5-7 says 4: a horizon of it cut the run of 5
 def test_paper_ilp_equals_enumeration(text, sigma, warps):
     k = make_kernel(text, sigma)
     r = MakespanIlp(k, warps).solve(timeout=60)
