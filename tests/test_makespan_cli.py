@@ -105,7 +105,10 @@ def test_auto_answers_from_a_closed_form_met_by_a_run_before_any_search(capsys, 
     assert (out["method"], out["makespan"], out["exact"]) == ("interval", 123, True) and "pairs" in out["note"]
     assert [t["method"] for t in out["tried"]] == ["interval"] and out["replay"]["ok"]
     assert json.loads(cert.read_text())["bound"] == {"method": "pairs"}
-    assert main(["makespan", "--check", str(cert)]) == 0
+    assert main(["makespan", "--check", str(cert)]) == 0 and "holds" in capsys.readouterr().out
+    # Eq. 5-7 is no bound with a unit of sigma 2 (4 here): a run meeting it must not be taken as exact
+    assert main(["makespan", "LL", "-W", "4", "--sigma", "L=2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["makespan"] == 5
 
 
 @pytest.mark.parametrize("kernel,sigma,expected", [
