@@ -118,18 +118,23 @@ def interval_only(kernel: MkKernel, warps: int, deadline: float, progress: Progr
     return out
 
 
-CLOSED_RUNS = 25  # policy runs auto tries against the closed forms before any exact search (work, not seconds)
+CLOSED_RUNS = (5, 25)  # policy runs auto tries against the closed forms before any exact search, at least / most
+CLOSED_WORK = 200_000  # ... and within this many warp-phases simulated (W times phases per run): work, not seconds
 
 
 def closed_first(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> Outcome:
     """A few policy runs against the closed forms (no LP): exact at once when a run meets one of them.
 
+    5 to 25 runs, fewer on large instances (CLOSED_WORK), so that a kernel the closed forms do not close loses
+    a fraction of a second (40 phases, W = 600: 8 runs, about 0.25 s).
+
     On two units of sigma 1 the pair bound is the worst case from W = 3 on, and a convoy with one warp held
     back meets it within the first runs; the exact searches would take seconds to prove the same number.
     """
     start = time.monotonic()
-    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress, CLOSED_RUNS,
-                lp=False)
+    phases = sum(ins.latency for ins in kernel.instrs)
+    runs = max(CLOSED_RUNS[0], min(CLOSED_RUNS[1], CLOSED_WORK // (warps * phases)))
+    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress, runs, lp=False)
     out.seconds = time.monotonic() - start
     return out
 

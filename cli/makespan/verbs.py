@@ -54,7 +54,7 @@ def register(sub: Any) -> None:
     p.add_argument("--sigma", action="append", default=[], metavar="U=n|U=1/n",
                    help="warps per cycle on unit type U (repeat for every unit of the kernel)")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="auto (default): first 25 policy runs against the closed bounds below (exact at once when "
+                   help="auto (default): first 5 to 25 policy runs against the closed bounds below (exact at once when "
                         "a run meets one), then enumerate for 2 s (0.25 s above 32 warps), then three worker processes side "
                         "by side (blocks then block-ranking; deficit; ranking; the first exact answer stops the "
                         "others; two, block-ranking and ranking, on a steep kernel, whose cheap runs outgrow every "
