@@ -29,9 +29,9 @@ POST_RUNS = 10  # what the verb does after the search (schedule, replay, certifi
 
 
 def closed_uppers(kernel: MkKernel, warps: int, lp_seconds: float = 0.0) -> list[tuple[int, str, tuple[str, Any]]]:
-    """The upper bounds: Eq. 5-7 (where every sigma is 1), the critical warp's and, on one-cycle kernels, the alternation and pair bounds,
-    which cost nothing, and the backlog LP's when ``lp_seconds`` allow HiGHS to solve it and the pair bound is not
-    already the worst case (two units of sigma 1); the first of the least wins."""
+    """The upper bounds: Eq. 5-7 (where every sigma is 1), the critical warp's and, on one-cycle kernels, the
+    alternation and pair bounds, which cost nothing, and the backlog LP's when ``lp_seconds`` allow HiGHS to solve
+    it and the pair bound is not already the worst case (two units of sigma 1); the first of the least wins."""
     out = [(critical_warp_bound(kernel, warps), "critical-warp", ("critical-warp", None))]
     eq = pessimistic_bound(kernel, warps)
     if eq is not None:

@@ -54,9 +54,9 @@ def register(sub: Any) -> None:
     p.add_argument("--sigma", action="append", default=[], metavar="U=n|U=1/n",
                    help="warps per cycle on unit type U (repeat for every unit of the kernel)")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="auto (default): first 5 to 25 policy runs against the closed bounds below (exact at once when "
-                        "a run meets one), then enumerate for 2 s (0.25 s above 32 warps), then three worker processes side "
-                        "by side (blocks then block-ranking; deficit; ranking; the first exact answer stops the "
+                   help="auto (default): first 5 to 25 policy runs against the closed bounds below (exact at "
+                        "once when a run meets one), then enumerate for 2 s (0.25 s above 32 warps), then three "
+                        "worker processes side by side (blocks then block-ranking; deficit; ranking; the first exact answer stops the "
                         "others; two, block-ranking and ranking, on a steep kernel, whose cheap runs outgrow every "
                         "unit's work), then, up to 32 warps, enumerate on with the last third (all within --timeout, "
                         "default 120 s); when none is exact, the certified interval lower .. upper (kernels above 40 "
