@@ -32,7 +32,8 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     # the searches and the design's transform, vs the certificate checker and the reference enumeration;
     # the PTX roles (ptx_units over the opcode table and the PTX parser) vs the reference's own reading of PTX
     "makespan": (["models.makespan.kernel", "models.makespan.sm", "models.makespan.moves", "models.makespan.schedule",
-                  "models.makespan.alternation", "models.makespan.pairs", "models.makespan.ptx_units",
+                  "models.makespan.alternation", "models.makespan.pairs", "models.makespan.closed",
+                  "models.makespan.ptx_units",
                   "models.kernels.opcodes", "models.kernels.ptx", "models.kernels.ptx_calls",
                   "sim.makespan.enum", "encodings.makespan.smt", "encodings.makespan.ilp",
                   *[f"verify.makespan.{m}" for m in ("abstract", "block_ranking", "cegar", "phases", "pump",

@@ -16,9 +16,9 @@ from typing import Any
 
 from warpcheck.cli.contract_guard import stop_cause
 from warpcheck.cli.makespan.methods import Outcome, Progress
-from warpcheck.models.makespan.kernel import MkKernel, pessimistic_bound
-from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
-from warpcheck.models.makespan.pairs import pair_bound, tight
+from warpcheck.models.makespan.closed import closed_bounds
+from warpcheck.models.makespan.kernel import MkKernel
+from warpcheck.models.makespan.pairs import tight
 from warpcheck.verify.makespan.backlog import MAX_COLUMNS, backlog_bound, columns
 from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
 
@@ -29,19 +29,11 @@ POST_RUNS = 10  # what the verb does after the search (schedule, replay, certifi
 
 
 def closed_uppers(kernel: MkKernel, warps: int, lp_seconds: float = 0.0) -> list[tuple[int, str, tuple[str, Any]]]:
-    """The upper bounds: Eq. 5-7 (where every sigma is 1), the critical warp's and, on one-cycle kernels, the
-    alternation and pair bounds, which cost nothing, and the backlog LP's when ``lp_seconds`` allow HiGHS to solve
-    it and the pair bound is not already the worst case (two units of sigma 1); the first of the least wins."""
-    out = [(critical_warp_bound(kernel, warps), "critical-warp", ("critical-warp", None))]
-    eq = pessimistic_bound(kernel, warps)
-    if eq is not None:
-        out.insert(0, (eq, "Eq. 5-7", ("pessimistic", None)))
-    alt = alternation_bound(kernel, warps)
-    if alt is not None:
-        out.append((alt, "alternation", ("alternation", None)))
-    pb = pair_bound(kernel, warps)
-    if pb is not None:
-        out.append((pb, "pairs", ("pairs", None)))
+    """The upper bounds: the closed forms (``models/makespan/closed.py``), which cost nothing, and the backlog LP's
+    when ``lp_seconds`` allow HiGHS to solve it and the pair bound is not already the worst case (two units of
+    sigma 1); the first of the least wins."""
+    out: list[tuple[int, str, tuple[str, Any]]] = [(b, name, (method, None))
+                                                   for b, name, method in closed_bounds(kernel, warps)]
     if lp_seconds > 0 and _wants_lp(kernel):
         lp = backlog_bound(kernel, warps, lp_seconds)
         if lp is not None:

@@ -4,7 +4,7 @@ Kept as the reference that the SMT search replaces.  Variables: X[w, i, t] = 1
 iff warp w performs instruction i at cycle t (the paper's LS and CC, one
 family since the unit of i is fixed), and E[u, t] = 1 iff unit u is full at
 cycle t (the paper's E_t and G_t, one per unit type).  The horizon T is the
-least proved upper bound (``_horizon``), not the paper's pessimistic bound:
+least closed upper bound (``models/makespan/closed.py``), not the paper's pessimistic bound:
 Eq. 5-7 can be below the worst case with a unit of sigma 2 or more, and an
 ILP whose horizon cuts the worst run off answers too little (``LL``,
 sigma_L = 2, W = 4: 4 against 5).  Only single-cycle instructions with
@@ -21,16 +21,8 @@ import numpy as np
 
 from warpcheck.encodings.highs_quiet import quiet_highs, run_interruptible
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.makespan.alternation import critical_warp_bound
-from warpcheck.models.makespan.kernel import MkKernel, pessimistic_bound
-from warpcheck.models.makespan.pairs import pair_bound
-
-
-def _horizon(kernel: MkKernel, warps: int) -> int:
-    """The least of the proved upper bounds (critical warp, pairs, Eq. 5-7 where every sigma is 1): no run of the
-    kernel lasts longer, so the ILP over this many cycles misses none."""
-    bounds = [critical_warp_bound(kernel, warps), pair_bound(kernel, warps), pessimistic_bound(kernel, warps)]
-    return min(b for b in bounds if b is not None)
+from warpcheck.models.makespan.closed import closed_bounds
+from warpcheck.models.makespan.kernel import MkKernel
 
 
 @dataclass
@@ -70,7 +62,7 @@ class MakespanIlp:
             raise ConfigError(f"kernel {kernel.text()!r} has multi-cycle instructions; "
                               "the paper's ILP supports single-cycle instructions only (use --method smt)")
         self.kernel, self.W = kernel, warps
-        self.I, self.T = len(kernel.instrs), horizon or _horizon(kernel, warps)
+        self.I, self.T = len(kernel.instrs), horizon or min(b for b, _, _ in closed_bounds(kernel, warps))
         self.units = kernel.units
         self.n_x = self.W * self.I * self.T
         self.n = self.n_x + len(self.units) * self.T
