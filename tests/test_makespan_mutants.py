@@ -136,3 +136,15 @@ def test_mutant_is_killed_by_the_ranking_method(name, tmp_path):
         assert k.status == "PASS" and "reference 33; its schedule replays to" in k.evidence, k.evidence
     else:
         assert k.verdict == "killed", k.evidence
+
+
+def test_the_eq5_7_mutant_also_cuts_the_ilp_horizon():
+    """Taken as a bound with a unit of sigma 2, Eq. 5-7 would be the ILP's horizon too: the ILP then answers the
+    cut run (4) as optimal, below the enumeration's 5; without the mutant it answers 5."""
+    from warpcheck.encodings.makespan.ilp import MakespanIlp
+
+    kernel = make_kernel("LL", {"L": "2"})
+    with applied(MUTANTS["pessimistic-on-wide-units"]):
+        cut = MakespanIlp(kernel, 4).solve(timeout=60)
+    assert cut.optimal and cut.makespan == 4 < worst_case(kernel, 4).makespan == 5
+    assert MakespanIlp(kernel, 4).solve(timeout=60).makespan == 5
