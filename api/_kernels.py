@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from warpcheck._options import assignments, checked, integer, namespace
-from warpcheck.cli import contract_guard as guard
+from warpcheck import _guard as guard
 from warpcheck.cli.kernels import verbs as kv
 from warpcheck.cli.options import positive_seconds
 from warpcheck.models.errors import ConfigError, WarpcheckError

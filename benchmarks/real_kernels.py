@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from warpcheck.cli import contract_guard as guard
+from warpcheck import _guard as guard
 from warpcheck.encodings.kernels.ipet import wcet
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.kernels.kernel import Kernel

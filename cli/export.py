@@ -8,7 +8,7 @@ from typing import Any
 
 from warpcheck._export import FORMATS, export
 from warpcheck.cli.frontend.verbs import add_config_options, config_from_args
-from warpcheck.cli.options import at_least
+from warpcheck.cli.options import OUTPUT_FOLDER, at_least
 from warpcheck.models.files import atomic_write_text
 from warpcheck.verify.frontend.properties import PROPERTIES
 
@@ -34,7 +34,7 @@ def register(sub: Any) -> None:
     p.add_argument("--depth", type=at_least(1), metavar="D", help="smt2: the BMC depth (default: prove's horizon)")
     p.add_argument("--k", type=at_least(1), default=1, metavar="K", help="smt2: the induction depth (default 1)")
     p.add_argument("--no-lemmas", action="store_true", help="smt2: no proved lemmas in the induction scripts")
-    p.add_argument("--out", default="warpcheck-out", metavar="DIR", help="folder for the files (default warpcheck-out)")
+    p.add_argument("--out", default="warpcheck-out", metavar="DIR", type=OUTPUT_FOLDER, help="folder for the files (default warpcheck-out)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_export)
 

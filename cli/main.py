@@ -14,9 +14,9 @@ import sys
 import time
 from typing import Any, NoReturn
 
-from warpcheck.cli import contract_guard as guard
-from warpcheck.cli.options import positive_gib, positive_seconds
-from warpcheck.models.errors import WarpcheckError
+from warpcheck import _guard as guard
+from warpcheck.cli.options import PathOption, positive_gib, positive_seconds
+from warpcheck.models.errors import OptionError, WarpcheckError
 from warpcheck.models.files import check_writable
 
 # Each module defines register(subparsers); its parser's func(args) returns the exit code.
@@ -36,20 +36,6 @@ EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 T
 the kit: a crash report is written), 130 interrupted (Ctrl-C), 141 output pipe closed by its reader,
 143 terminated (SIGTERM)"""
 
-# Output files and folders of each verb (verb, action) -> (option, kind, default when not given):
-# checked before any work starts.
-OUTPUTS: dict[tuple[str, str | None], list[tuple[str, str, str | None]]] = {
-    ("prove", None): [("witness", "file", "warpcheck-out/witness.json"), ("vcd", "file", None)],
-    ("replay", None): [("vcd", "file", None)],
-    ("cfg", None): [("dot", "file", None)],
-    ("demo", None): [("out", "folder", None)],
-    ("run", None): [("out", "folder", None)],
-    ("reorder", "prove"): [("witness", "file", "warpcheck-out/witness.json")],
-    ("makespan", None): [("certificate", "file", None)],
-    ("export", None): [("out", "folder", "warpcheck-out")],
-}
-# Input files of each verb: an output may never be one of them (nor another output of the same run).
-INPUTS = ("kernel", "witness", "job", "config", "bounds", "inputs", "check", "workloads")
 PER_TASK_TIMEOUT = {"demo"}  # their --timeout is per proof, not a budget for the whole run
 
 
@@ -137,38 +123,74 @@ def _version() -> str:
         return "(not installed)"
 
 
-def _check_args(args: argparse.Namespace) -> None:
-    """Refuse, before any work, what argparse cannot see: NaN or infinite numbers, unwritable outputs."""
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, before any work, what argparse cannot see: NaN or infinite numbers, unwritable outputs.
+
+    Each verb marks its files where it defines the options (``cli.options.PathOption``): an output must
+    be writable and may be neither an input of the run nor another of its outputs.
+    """
     bad = guard.finite_numbers(vars(args))
     if bad:
         raise _BadOption(f"{bad} is not allowed; give a finite number")
-    outputs = OUTPUTS.get((args.verb, getattr(args, "action", None)), [])
-    taken = _input_paths(args, {option for option, _, _ in outputs})
-    for option, kind, default in outputs:
-        given = getattr(args, option, None)
+    actions = [a for a in verb_actions(parser, args) if isinstance(a.type, PathOption)]
+    taken = _input_paths(args, [a for a in actions if a.type.role == "input"])
+    for a in actions:
+        if a.type.role == "input":
+            continue
+        given, name = getattr(args, a.dest, None), _flag(a)
         if given is not None and not str(given).strip():
-            raise _BadOption(f"--{option} is empty; give a path, or leave the option out for the default")
-        path = given or default
+            raise _BadOption(f"{name} is empty; give a path, or leave the option out for the default")
+        path = given or a.type.fallback
         if path is None:
             continue
         real = os.path.realpath(path)
         if real in taken:
-            raise _BadOption(f"--{option} {path} is also {taken[real]}; give another path, it would be overwritten")
-        check_writable(path, f"--{option}", folder=kind == "folder")
-        taken[real] = f"the path of --{option}"
+            raise _BadOption(f"{name} {path} is also {taken[real]}; give another path, it would be overwritten")
+        check_writable(path, name, folder=a.type.role == "folder")
+        taken[real] = f"the path of {name}"
 
 
-def _input_paths(args: argparse.Namespace, outputs: set[str]) -> dict[str, str]:
+def verb_actions(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[argparse.Action]:
+    """The options of the verb (and action, as in ``reorder prove``) that ``args`` was parsed by."""
+    found: list[argparse.Action] = []
+    todo = [parser]
+    while todo:
+        p = todo.pop()
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                chosen = getattr(args, a.dest, None)
+                if chosen in a.choices:
+                    todo.append(a.choices[chosen])
+            else:
+                found.append(a)
+    return found
+
+
+def _flag(action: argparse.Action) -> str:
+    """How the user names an option: its long flag, or its metavar for a positional argument."""
+    longs = [o for o in action.option_strings if o.startswith("--")]
+    return longs[0] if longs else str(action.metavar or action.dest.upper())
+
+
+def _input_paths(args: argparse.Namespace, inputs: list[argparse.Action]) -> dict[str, str]:
     """The files this run reads (real path -> how the user named it), to keep outputs off them."""
     found: dict[str, str] = {}
-    for name in INPUTS:
-        if name in outputs:  # `prove --witness` writes; `replay WITNESS` reads
-            continue
-        value = getattr(args, name, None)
+    for a in inputs:
+        value = getattr(args, a.dest, None)
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str) and v and os.path.isfile(v):
                 found[os.path.realpath(v)] = f"the input {v}"
     return found
+
+
+def _spelled(parser: argparse.ArgumentParser, args: argparse.Namespace, e: OptionError) -> str:
+    """An options record's refusal in the command line's words: the flag the user typed, not the keyword."""
+    action = next((a for a in verb_actions(parser, args) if a.dest == e.option), None)
+    if action is None:
+        return str(e)
+    given = getattr(args, e.option, e.value)
+    shown = " ".join(map(str, given)) if isinstance(given, (list, tuple)) else given
+    return e.spelled(f"{_flag(action)} {shown}")
 
 
 class _BadOption(WarpcheckError):
@@ -238,13 +260,15 @@ def main(argv: list[str] | None = None) -> int:
         return int(e.code or 0)
     stdout = sys.stdout
     try:
-        _check_args(args)
+        _check_args(parser, args)
         memory = getattr(args, "memory", None)
         with guard.guarded(_budget(args), started, memory * 2**30 if memory else None):
             sys.stdout = _Watched(stdout)  # type: ignore[assignment]
             code = int(args.func(args))
             stdout.flush()  # a reader that went away shows here, not at exit
             return code
+    except OptionError as e:  # an options record refused a value: name the flag the user typed
+        return _end(args, guard.EXIT_BAD_INPUT, "BAD_INPUT", _spelled(parser, args, e), "error")
     except WarpcheckError as e:  # its code is the exit code (the API raises the same errors)
         if e.code != guard.EXIT_BAD_INPUT:
             return _end(args, e.code, "ERROR", str(e), "internal error")

@@ -31,3 +31,32 @@ class KitError(WarpcheckError):
     """A bug of warpcheck itself (e.g. a witness that does not reproduce): exit code 5, never a verdict."""
 
     code = 5
+
+
+class OptionError(ConfigError):
+    """A bad value of one named option, said in the caller's words.
+
+    The library names the keyword (``warps=0: ...``); the command line, which
+    built the same options record from argv, re-spells it with the flag the
+    user typed (``--warps 0: ...``).  The problem text is the same for both.
+    """
+
+    def __init__(self, option: str, value: object, problem: str) -> None:
+        self.option, self.value, self.problem = option, value, problem
+        super().__init__(self.spelled(f"{option}={value!r}"))
+
+    def spelled(self, named: str) -> str:
+        """The message with the option and its value written as ``named``."""
+        return f"{named}: {self.problem}"
+
+
+class RunTimeoutError(WarpcheckError, TimeoutError):
+    """A run went past its ``timeout`` (set-up included): exit code 4, as ``--timeout`` gives."""
+
+    code = 4
+
+
+class OutOfMemoryError(WarpcheckError, MemoryError):
+    """A run and its workers held more than its ``memory`` budget: exit code 4, as ``--memory`` gives."""
+
+    code = 4

@@ -98,7 +98,7 @@ def test_reorder_prove_and_simulate_share_the_channel_default():
 def test_a_makespan_search_ended_by_the_alarm_keeps_proved_bounds(monkeypatch, capsys):
     """The alarm may end auto before it returns its run: a few policy runs and the closed-form bounds bracket it."""
     import warpcheck.cli.makespan.verbs as verbs
-    from warpcheck.cli.contract_guard import RunTimeout
+    from warpcheck._guard import RunTimeout
 
     def alarm(*_a, **_k):
         raise RunTimeout

@@ -524,7 +524,7 @@ def test_the_memory_budget_counts_the_workers_too():
     import subprocess
     import sys
 
-    from warpcheck.cli.contract_guard import tree_rss
+    from warpcheck._guard import tree_rss
     alone = tree_rss()
     child = subprocess.Popen([sys.executable, "-c", "import sys; b = bytearray(300 << 20); sys.stdin.read()"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)

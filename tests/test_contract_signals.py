@@ -61,7 +61,7 @@ def test_an_alarm_that_lands_in_a_weakref_callback_still_ends_the_run():
     """Python cannot raise out of a weakref callback (a process pool's, say): the guard must send the alarm again."""
     import weakref
 
-    from warpcheck.cli import contract_guard as guard
+    from warpcheck import _guard as guard
 
     class Thing:
         pass
@@ -149,7 +149,7 @@ def test_a_portfolio_child_ends_quietly_when_terminated_under_the_guard(monkeypa
     the fork it raised KeyboardInterrupt while exiting and printed a traceback into the demo's output."""
     import multiprocessing
 
-    from warpcheck.cli import contract_guard as guard
+    from warpcheck import _guard as guard
     from warpcheck.verify import engines
 
     monkeypatch.setitem(engines.ENGINES, "sleepy", lambda *a, **k: time.sleep(60))
@@ -173,7 +173,7 @@ def _sleep_then(value, seconds):
 
 def test_a_solver_run_in_a_child_returns_its_answer_and_dies_at_a_stop():
     """cvc5 never looks at signals: its re-check runs in a child the stop kills (the alarm here, as Ctrl-C)."""
-    from warpcheck.cli import contract_guard as guard
+    from warpcheck import _guard as guard
     assert guard.in_child(_sleep_then, "confirmed", 0) == "confirmed"
     before = set(_children(os.getpid()))
     with pytest.raises(guard.RunTimeout):  # were the child waited for, it would answer after 30 s instead
@@ -186,7 +186,7 @@ def test_a_stop_inside_submit_does_not_deadlock_the_pool_shutdown():
     """A signal can land in submit() while it holds the pool's shutdown lock: abandon() must still return."""
     import threading
 
-    from warpcheck.cli import contract_guard as guard
+    from warpcheck import _guard as guard
     pool = guard.ProcessPoolExecutor(max_workers=1, initializer=guard._own_group)
     pool.submit(time.sleep, 0).result()
     pool._shutdown_lock.acquire()  # as submit() holds it when the interrupt unwinds through it

@@ -9,7 +9,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from warpcheck.cli.contract_guard import worker_pool
+from warpcheck._guard import worker_pool
 from warpcheck.cli.frontend.run import Progress, ProveJob, ProveOutcome, prove_job_bounded, run_name
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.verify.result import Status

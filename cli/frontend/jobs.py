@@ -11,7 +11,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from warpcheck.cli.contract_guard import worker_pool
+from warpcheck.cli.options import INPUT, OUTPUT_FOLDER
+from warpcheck._guard import worker_pool
 from warpcheck.cli.frontend.run import ProveJob, ProveOutcome, prove_job_bounded
 from warpcheck.models.frontend.config import config_from_mapping
 from warpcheck.models.errors import ConfigError, InputFileError
@@ -110,8 +111,8 @@ def register(sub: Any) -> None:
                                    "Exit 0 when every task ends as expected, 1 otherwise.",
                        epilog="example:\n  warpcheck run examples/jobs/swas-vs-baseline.toml",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    r.add_argument("job", help="job file (TOML)")
+    r.add_argument("job", type=INPUT, help="job file (TOML)")
     r.add_argument("--only", metavar="NAME", help="run only this task")
-    r.add_argument("--out", default="warpcheck-out", help="folder for witnesses (default warpcheck-out)")
+    r.add_argument("--out", default="warpcheck-out", type=OUTPUT_FOLDER, help="folder for witnesses (default warpcheck-out)")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=_run)

@@ -186,7 +186,7 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
     if result.status is Status.FAIL and result.trace is not None:
         _attach_witness(out)
     if result.status is Status.PASS and job.recheck and not job.all_warps:
-        from warpcheck.cli.contract_guard import in_child
+        from warpcheck._guard import in_child
         from warpcheck.verify.recheck import recheck_pass
         checked = get_property(job.prop).checked(job.design or FrontEnd(job.config))
         out.recheck = in_child(recheck_pass, checked, result)  # cvc5 does not see Ctrl-C: a child can be killed
@@ -197,7 +197,7 @@ def prove_job(job: ProveJob, progress: Progress = None) -> ProveOutcome:
 
 def prove_job_bounded(job: ProveJob) -> ProveOutcome:
     """``prove_job`` in a worker process, with its timeout bounding model construction too."""
-    from warpcheck.cli.contract_guard import RunTimeout, guarded
+    from warpcheck._guard import RunTimeout, guarded
     start = time.monotonic()
     try:
         with guarded(job.timeout, start):

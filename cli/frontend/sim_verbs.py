@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Any
 
-from warpcheck.cli.options import at_most
+from warpcheck.cli.options import INPUT, at_most
 from warpcheck._frontend import run_workloads  # the API's function: one path for scripts and the verb
 from warpcheck.cli.qaws import kernels_sim
 from warpcheck.models.frontend.config import SMConfig, canonical_policy, config_from_mapping, load_config
@@ -37,9 +37,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser("simulate", help="run workloads on the front-end models and report IPC and scheduling errors",
                        description="Run SIMT workloads cycle by cycle on the baseline and SWaS front ends.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("workloads", nargs="*", metavar="WORKLOAD",
+    p.add_argument("workloads", type=INPUT, nargs="*", metavar="WORKLOAD",
                    help="built-in workload name, 'all', or a workload TOML file")
-    p.add_argument("--workload", action="append", default=[], metavar="NAME", help="same as WORKLOAD (repeatable)")
+    p.add_argument("--workload", action="append", default=[], metavar="NAME", type=INPUT, help="same as WORKLOAD (repeatable)")
     p.add_argument("--list", action="store_true", help="list the built-in workloads and exit")
     p.add_argument("--design", choices=("baseline", "swas", "both"), default="both",
                    help="which design to run (default: both, side by side)")
@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
     p.add_argument("--policy", metavar="P[,P]", help="SWaS policies (default: the --issue list)")
     p.add_argument("--warps", "-W", type=at_most(64, why="an SM holds at most 64 warps; a run at W = 64 already takes "
                                                           "about a minute"), metavar="W", help="number of warps (default 8)")
-    p.add_argument("--config", metavar="FILE.toml", help="SM configuration file ([sm] table); flags override it")
+    p.add_argument("--config", metavar="FILE.toml", type=INPUT, help="SM configuration file ([sm] table); flags override it")
     p.add_argument("--max-cycles", type=int, default=DEFAULT_MAX_CYCLES, metavar="N",
                    help=f"stop a run after N cycles (reported as unfinished; default {DEFAULT_MAX_CYCLES})")
     p.add_argument("--scale", type=float, default=1.0, metavar="F", help="scale every loop trip count by F")

@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Any
 
-from warpcheck.cli.options import at_least, at_most, positive_seconds
+from warpcheck.cli.options import INPUT, OUTPUT_FILE, OUTPUT_FOLDER, at_least, at_most, output_file, positive_seconds
 from warpcheck.models.file_schemas import MAX_REPLAY_CYCLES
 from warpcheck.cli.frontend.demo import run_demo
 from warpcheck._frontend import prove_config, replay  # the API's functions: one path for scripts and verbs
@@ -20,7 +20,7 @@ POLICY_HELP = "; ".join(f"{p.name}: {p.summary}" for p in POLICIES.values()) + "
 def add_config_options(p: argparse.ArgumentParser) -> None:
     """The options that build an SM configuration (shared by prove and simulate)."""
     g = p.add_argument_group("SM configuration (defaults: the paper's, t_F=3, decode 1, ibuffer 4)")
-    g.add_argument("--config", metavar="FILE.toml", help="read the configuration from a TOML file ([sm] table)")
+    g.add_argument("--config", metavar="FILE.toml", type=INPUT, help="read the configuration from a TOML file ([sm] table)")
     g.add_argument("--design", choices=DESIGNS, help="baseline (separate fetch and issue schedulers) or swas")
     g.add_argument("--policy", metavar="P", help="swas: the one policy of fetch and issue (= --issue)")
     g.add_argument("--fetch", metavar="P", help="baseline: fetch policy")
@@ -115,8 +115,8 @@ def register(sub: Any) -> None:
                    help="largest k (kind) or depth (bmc) (default: 1 + miss latency + 2 x (t_fetch + t_decode), "
                         "19 with the paper's timing: long enough for a bug that needs a whole miss window)")
     p.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds before TIMEOUT (default 300)")
-    p.add_argument("--witness", metavar="PATH", help="where a FAIL's witness goes (default warpcheck-out/NAME.json)")
-    p.add_argument("--vcd", metavar="PATH", help="also write the counterexample replay as VCD waveforms")
+    p.add_argument("--witness", metavar="PATH", type=output_file("warpcheck-out/witness.json"), help="where a FAIL's witness goes (default warpcheck-out/NAME.json)")
+    p.add_argument("--vcd", metavar="PATH", type=OUTPUT_FILE, help="also write the counterexample replay as VCD waveforms")
     p.add_argument("--recheck", action="store_true", help="re-check a PASS with a second solver (cvc5 via pySMT)")
     p.add_argument("--all-warps", action="store_true",
                    help="swas, oracle or ideal: the compositional proof (one warp against an arbitrary scheduler, "
@@ -135,11 +135,11 @@ def register(sub: Any) -> None:
                                    "leaves the policy.",
                        epilog="example:\n  warpcheck replay warpcheck-out/baseline-lrr-gtlrr-W4-oracle.json --design both",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    r.add_argument("witness", help="witness file (JSON) written by prove")
+    r.add_argument("witness", type=INPUT, help="witness file (JSON) written by prove")
     r.add_argument("--design", default="both", choices=list(DESIGNS) + ["both"], help="default: both")
     r.add_argument("--cycles", type=at_most(MAX_REPLAY_CYCLES, why="a witness violates within its first cycles; a replay "
                                                                     "runs about 400 cycles/s"), help="cycles to replay (default: the witness's cycle + 4)")
-    r.add_argument("--vcd", metavar="PATH", help="also write VCD waveforms of the replay")
+    r.add_argument("--vcd", metavar="PATH", type=OUTPUT_FILE, help="also write VCD waveforms of the replay")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.set_defaults(func=_replay)
 
@@ -150,6 +150,6 @@ def register(sub: Any) -> None:
     d.add_argument("--warps", "-W", type=at_most(64, why="the demo proves each design at W warps; past 64 a proof "
                                                           "needs hours and gigabytes"), default=4, help="number of warps (default 4)")
     d.add_argument("--timeout", type=positive_seconds, default=120.0, help="seconds per proof (default 120)")
-    d.add_argument("--out", default="warpcheck-out", help="folder for the witnesses (default warpcheck-out)")
+    d.add_argument("--out", default="warpcheck-out", type=OUTPUT_FOLDER, help="folder for the witnesses (default warpcheck-out)")
     d.add_argument("--json", action="store_true", help="print one JSON object")
     d.set_defaults(func=_demo)

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from warpcheck.cli.options import at_most, positive_seconds
+from warpcheck.cli.options import INPUT, OUTPUT_FILE, at_most, positive_seconds
 from warpcheck.models.kernels.abstract_stack import describe
 from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, CostModel
 from warpcheck.models.errors import ConfigError, InputFileError, WarpcheckError
@@ -141,7 +141,7 @@ def _bounds(a: argparse.Namespace) -> dict[str, int]:
 
 
 def _add_common(p: argparse.ArgumentParser, several: bool = False) -> None:
-    p.add_argument("kernel", metavar="KERNEL", help=KERNEL_HELP)
+    p.add_argument("kernel", metavar="KERNEL", type=INPUT, help=KERNEL_HELP)
     if several:
         p.add_argument("--entry", metavar="NAME", action="append",
                        help="a kernel to analyse in a module with several (a substring works); repeat for several")
@@ -418,7 +418,7 @@ def register(sub) -> None:
     _add_analysis(p)
     _add_cost(p)
     _add_timeout(p)
-    p.add_argument("--dot", metavar="FILE", help="also write the warp-level CFG as Graphviz DOT")
+    p.add_argument("--dot", metavar="FILE", type=OUTPUT_FILE, help="also write the warp-level CFG as Graphviz DOT")
     p.set_defaults(func=_cfg)
 
     p = sub.add_parser("wcet", help="IPET WCET bound of one warp in isolation", formatter_class=fmt,
@@ -434,7 +434,7 @@ def register(sub) -> None:
     _add_cost(p)
     _add_timeout(p)
     p.add_argument("--loop-bound", action="append", metavar="LABEL=N", help="bound of the loop headed by LABEL")
-    p.add_argument("--bounds", metavar="FILE.toml", help="loop bounds from a TOML file ([loops] LABEL = N)")
+    p.add_argument("--bounds", metavar="FILE.toml", type=INPUT, help="loop bounds from a TOML file ([loops] LABEL = N)")
     p.add_argument("--max-loop-bound", metavar="N",
                    type=LOOP_BOUND, help="bound of every loop not named")
     p.add_argument("--no-cross-check", action="store_true", help="skip the HiGHS re-solve")
@@ -449,7 +449,7 @@ def register(sub) -> None:
     _add_common(p)
     _add_cost(p)
     p.add_argument("--threads", type=int, default=32, metavar="W", help="warp width (default 32)")
-    p.add_argument("--inputs", metavar="FILE", help="parameters, block index/size and memory seed")
+    p.add_argument("--inputs", metavar="FILE", type=INPUT, help="parameters, block index/size and memory seed")
     p.add_argument("--warp", type=int, default=0, metavar="N",
                    help="which warp of the block runs (%%tid.x = N * W + lane; default 0)")
     p.add_argument("--max-steps", type=MAX_STEPS, default=100000, metavar="N",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from warpcheck.cli.contract_guard import stop_cause
+from warpcheck._guard import stop_cause
 from warpcheck.cli.makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.closed import closed_bounds
 from warpcheck.models.makespan.kernel import MkKernel

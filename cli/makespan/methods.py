@@ -78,7 +78,7 @@ def smt(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress,
 
 def ilp(kernel: MkKernel, warps: int, timeout: float | None, progress: Progress) -> Outcome:
     """The paper's Fig. 3 ILP on HiGHS."""
-    from warpcheck.cli.contract_guard import worker_pool
+    from warpcheck._guard import worker_pool
 
     with worker_pool(1) as pool:  # HiGHS does not always heed a cancel: a worker can be killed at once
         r = pool.submit(_solve_ilp, kernel, warps, timeout).result()

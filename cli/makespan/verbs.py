@@ -8,8 +8,9 @@ import sys
 import time
 from typing import Any
 
-from warpcheck.cli import contract_guard as guard
-from warpcheck.cli.contract_guard import RunTimeout
+from warpcheck import _guard as guard
+from warpcheck.cli.options import INPUT, OUTPUT_FILE
+from warpcheck._guard import RunTimeout
 from warpcheck.cli.makespan.auto import auto_exact
 from warpcheck.cli.makespan.interval import LONG_PHASES, closed_uppers, interval_only, kept
 from warpcheck.cli.makespan.cert import CERTIFYING, CLOSED_FORMS, certificate, interval_certificate, run_check, write
@@ -76,19 +77,19 @@ def register(sub: Any) -> None:
                    "smt/optimize/ilp 300, "
                    "blocks, block-ranking, deficit and ranking 60, enumerate 3600; the whole run stops with TIMEOUT "
                    "shortly after)")
-    p.add_argument("--certificate", metavar="FILE", help="write a certificate of the exact answer (JSON: the "
+    p.add_argument("--certificate", metavar="FILE", type=OUTPUT_FILE, help="write a certificate of the exact answer (JSON: the "
                    "schedule and the upper-bound potential), or of the interval (the run and the upper bound's proof); "
                    "methods auto, interval, enumerate, blocks, block-ranking, deficit and ranking")
-    p.add_argument("--check", metavar="FILE", help="check a certificate instead of searching: exit 0 if it "
+    p.add_argument("--check", metavar="FILE", type=INPUT, help="check a certificate instead of searching: exit 0 if it "
                    "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     g = p.add_argument_group("kernel from PTX (instead of a kernel string; docs/makespan-interval.md)")
-    g.add_argument("--ptx", metavar="FILE", help="build the kernel from a PTX entry: its worst path (as wcet takes "
+    g.add_argument("--ptx", metavar="FILE", type=INPUT, help="build the kernel from a PTX entry: its worst path (as wcet takes "
                    "it, loops unrolled by their bounds), each instruction on the unit of its role")
     g.add_argument("--entry", metavar="NAME", help="the PTX entry (needed when the file holds several)")
-    g.add_argument("--sm", metavar="FILE", help="SM file: lanes per unit and the unit of each role "
+    g.add_argument("--sm", metavar="FILE", type=INPUT, help="SM file: lanes per unit and the unit of each role "
                    "(examples/sm/fermi-makespan.toml, examples/sm/ampere-makespan.toml)")
-    g.add_argument("--bounds", metavar="FILE.toml", help="loop bounds ([loops] LABEL = N), as wcet reads them")
+    g.add_argument("--bounds", metavar="FILE.toml", type=INPUT, help="loop bounds ([loops] LABEL = N), as wcet reads them")
     g.add_argument("--loop-bound", action="append", metavar="LABEL=N", help="bound of the loop headed by LABEL")
     g.add_argument("--max-loop-bound", type=int, metavar="N", help="bound of every loop not named")
     p.set_defaults(func=run, budget_of=whole_run_budget)

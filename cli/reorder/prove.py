@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from warpcheck.cli.reorder.streams import STREAM_CACHE, add_stream_options, run_streams, witness_folder
-from warpcheck.cli.options import at_most, positive_seconds
+from warpcheck.cli.options import at_most, output_file, positive_seconds
 from warpcheck.cli.reorder.verbs import add_kernel_options, run_analysis
 from warpcheck.verify.reorder.streams import STREAM_CHECKS
 from warpcheck.models.errors import ConfigError
@@ -299,7 +299,7 @@ def register(sub) -> None:
     q.add_argument("--timeout", type=positive_seconds, default=300, metavar="S", help="wall-clock budget (default 300 s)")
     q.add_argument("--samples", type=at_most(100_000), default=50, metavar="N",
                    help="random schedules simulated for the miss counts (default 50)")
-    q.add_argument("--witness", metavar="PATH",
+    q.add_argument("--witness", metavar="PATH", type=output_file("warpcheck-out/witness.json"),
                    help="where a FAIL's schedules go (default warpcheck-out/reorder-KERNEL-CHECK.json)")
     q.set_defaults(func=_prove)
     from warpcheck.cli.reorder import replay as reorder_replay

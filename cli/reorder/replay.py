@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from warpcheck.cli.options import INPUT
 from warpcheck.models.errors import InputFileError, WarpcheckError
 from warpcheck.models.file_schemas import ReorderStreamWitnessFile, ReorderWitnessFile, validated
 from warpcheck.models.files import load_json
@@ -149,6 +150,6 @@ def add_action(acts: Any) -> None:
                         description="Rerun the LD/ST schedules of a reorder witness on the unit's simulator, on "
                                     "the design it was found on and on the other.",
                         epilog="exit codes: 0 the witness reproduces, 2 bad input, 5 it does not (a bug of the kit)")
-    q.add_argument("witness", help="a witness file written by 'warpcheck reorder prove'")
+    q.add_argument("witness", type=INPUT, help="a witness file written by 'warpcheck reorder prove'")
     q.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     q.set_defaults(func=_replay)

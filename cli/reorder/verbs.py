@@ -6,7 +6,7 @@ import json
 import re
 
 from warpcheck.cli.kernels.verbs import load_kernel
-from warpcheck.cli.options import positive_seconds
+from warpcheck.cli.options import INPUT, positive_seconds
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.reorder.l1 import STORE_POLICIES, L1Spec, parse_cache
@@ -115,7 +115,7 @@ def add_kernel_options(p: argparse.ArgumentParser, optional: bool = False) -> No
     """The options that say which kernel runs how: file, entry, grid, block, parameters.
 
     ``optional``: the verb has a mode without a kernel (it checks that a kernel mode got them)."""
-    p.add_argument("kernel", metavar="KERNEL", nargs="?" if optional else None, help="a PTX file (nvcc -ptx)")
+    p.add_argument("kernel", metavar="KERNEL", type=INPUT, nargs="?" if optional else None, help="a PTX file (nvcc -ptx)")
     p.add_argument("--entry", metavar="NAME", help="the kernel to analyse in a module with several")
     p.add_argument("--grid", required=not optional, metavar="X[,Y[,Z]]", help="blocks of the grid")
     p.add_argument("--block", required=not optional, metavar="X[,Y[,Z]]", help="threads of a block")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from concurrent.futures import as_completed
 from typing import Any, Iterator
 
-from warpcheck.cli.contract_guard import worker_pool
+from warpcheck._guard import worker_pool
 from warpcheck.cli.sweep.grid import Run
 from warpcheck.cli.sweep.point import run_point
 from warpcheck.models.errors import ConfigError

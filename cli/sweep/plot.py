@@ -5,6 +5,7 @@ import argparse
 import json
 from typing import Any
 
+from warpcheck.cli.options import INPUT, OUTPUT_FOLDER
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.files import check_writable
 
@@ -30,10 +31,10 @@ def register_plot(sub: Any) -> None:
     p = sub.add_parser("plot", help="draw a paper's figure (PNG + SVG) or table from a sweep's results store",
                        description="Rebuild a figure of the papers from the runs in a results store (matplotlib).",
                        epilog=PLOT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("store", metavar="STORE", help="results store written by warpcheck sweep (.duckdb)")
+    p.add_argument("store", type=INPUT, metavar="STORE", help="results store written by warpcheck sweep (.duckdb)")
     p.add_argument("--figure", required=True, choices=list(FIGURES), metavar="NAME",
                    help=f"one of: {', '.join(FIGURES)}")
-    p.add_argument("--out", default="warpcheck-out/figures", metavar="DIR",
+    p.add_argument("--out", default="warpcheck-out/figures", metavar="DIR", type=OUTPUT_FOLDER,
                    help="folder for NAME.png and NAME.svg (table2: .csv and .md); default warpcheck-out/figures")
     p.add_argument("--json", action="store_true", help="print one JSON object (the files and the plotted values)")
     p.set_defaults(func=_plot)

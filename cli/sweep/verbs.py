@@ -10,8 +10,8 @@ import sys
 import time
 from typing import Any, Iterator
 
-from warpcheck.cli.contract_guard import RunTimeout, stopped_by
-from warpcheck.cli.options import at_most, positive_seconds
+from warpcheck._guard import RunTimeout, stopped_by
+from warpcheck.cli.options import INPUT, OUTPUT_FILE, at_most, positive_seconds
 from warpcheck.cli.sweep.grid import Run, Sweep, load_sweep
 from warpcheck.cli.sweep.point import failed
 from warpcheck.cli.sweep.progress import Progress
@@ -40,14 +40,14 @@ def register(sub: Any) -> None:
                        description="Run every point of a sweep file's grid through the command line, on local "
                                    "processes or a Dask cluster, into a DuckDB results store.",
                        epilog=SWEEP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("sweep", nargs="?", metavar="SWEEP.toml", help="sweep file (leave out with --csv to export a store)")
-    p.add_argument("--store", metavar="FILE", help="results store (default: the file's `store`, else "
+    p.add_argument("sweep", type=INPUT, nargs="?", metavar="SWEEP.toml", help="sweep file (leave out with --csv to export a store)")
+    p.add_argument("--store", metavar="FILE", type=OUTPUT_FILE, help="results store (default: the file's `store`, else "
                    "warpcheck-out/sweeps/NAME.duckdb)")
     p.add_argument("--jobs", "-j", type=at_most(MAX_JOBS), default=2, metavar="N", help="local worker processes "
                    "(default 2)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster of this scheduler "
                    "(tcp://HOST:PORT) instead of local processes")
-    p.add_argument("--csv", metavar="FILE", help="write every run of the store as CSV (after the sweep, if one is given)")
+    p.add_argument("--csv", metavar="FILE", type=OUTPUT_FILE, help="write every run of the store as CSV (after the sweep, if one is given)")
     p.add_argument("--timeout", type=positive_seconds, default=WEEK, metavar="S",
                    help=f"seconds for the whole sweep (default {WEEK:g}); a run's own budget is its verb's "
                         "--timeout: set it in the file's [options]")

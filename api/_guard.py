@@ -24,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from types import FrameType
 from typing import Any, Callable, Iterator
 
+from warpcheck.models.errors import OutOfMemoryError, RunTimeoutError
 from warpcheck.models.files import atomic_write_text
 
 EXIT_BAD_INPUT, EXIT_ERROR, EXIT_TIMEOUT, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_TERMINATED = 2, 5, 4, 130, 141, 143
@@ -308,3 +309,26 @@ def worker_pool(workers: int = 2) -> Iterator[ProcessPoolExecutor]:
         abandon(pool)  # kills twice: also a worker the pool started meanwhile
         raise
     pool.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def bounded(timeout: float | None, memory_gib: float | None = None) -> Iterator[None]:
+    """A library call bounded as its verb is: ``timeout`` seconds and ``memory_gib`` GiB, set-up included.
+
+    Inside a run that is already guarded (the command line's, or an outer
+    call's) the outer bound holds and this adds none.  Past the bound the call
+    raises :class:`RunTimeoutError` or :class:`OutOfMemoryError` (code 4);
+    Ctrl-C raises ``KeyboardInterrupt`` with the workers stopped.
+    """
+    if GUARDING or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        with guarded(timeout, time.monotonic(), None if memory_gib is None else memory_gib * 2**30):
+            yield
+    except RunTimeout:
+        held = stopped_by_memory()
+        if held is not None:
+            raise OutOfMemoryError(f"the run and its workers held {held / 2**30:.2f} GiB, above memory={memory_gib:g} "
+                                   "GiB (raise memory=, or give a smaller input)") from None
+        raise RunTimeoutError(f"the run did not finish within timeout={timeout:g} s (set-up included)") from None

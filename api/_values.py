@@ -1,0 +1,162 @@
+"""Checks of one option's value, shared by every verb's options record: one wording for one mistake.
+
+Each check takes the option's name as the record calls it (the keyword of the
+function) and raises :class:`OptionError` naming it; the command line, which
+builds the same record from argv, re-spells the name as the flag the user typed.
+A record is a frozen dataclass whose ``__post_init__`` runs these checks once,
+so that a script, a sweep row and the command line are refused alike.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+from pathlib import Path
+from typing import Any, Iterable, Mapping, TypeVar
+
+from warpcheck.models.errors import ConfigError, OptionError
+
+T = TypeVar("T")
+
+DEFAULT_MEMORY_GIB = 4.0  # what a run and its workers may hold together, unless told otherwise
+MAX_SECONDS = 1e8  # three years: past it a budget bounds nothing the platform's timer can hold
+
+
+def integer(option: str, value: Any, low: int | None = None, high: int | None = None, why: str = "") -> int:
+    """``value`` as an int within ``low .. high`` (a bool or a float is not an integer)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            value = int(value)
+        else:
+            raise OptionError(option, value, "not an integer" + (f"; give one >= {low}" if low is not None else ""))
+    if low is not None and value < low:
+        raise OptionError(option, value, f"not allowed; it must be >= {low}")
+    if high is not None and value > high:
+        raise OptionError(option, value, f"above the ceiling of {high}" + (f" ({why})" if why else ""))
+    return value
+
+
+def optional_integer(option: str, value: Any, low: int | None = None, high: int | None = None, why: str = "") -> int | None:
+    """:func:`integer`, with None meaning "not given"."""
+    return None if value is None else integer(option, value, low, high, why)
+
+
+def number(option: str, value: Any, positive: bool = True, unit: str = "") -> float:
+    """A finite real number (> 0 when ``positive``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            value = float(value) if isinstance(value, str) else math.nan
+        except ValueError:
+            value = math.nan
+        if math.isnan(value):
+            raise OptionError(option, value, f"not a number{' of ' + unit if unit else ''}")
+    if not math.isfinite(value):
+        raise OptionError(option, value, "not allowed; give a finite number")
+    if positive and value <= 0:
+        raise OptionError(option, value, f"not allowed; it must be > 0{' ' + unit if unit else ''}")
+    return float(value)
+
+
+def seconds(option: str, value: Any) -> float | None:
+    """A time budget in seconds (> 0, finite), or None for no limit."""
+    if value is None:
+        return None
+    s = number(option, value, unit="seconds")
+    if s > MAX_SECONDS:
+        raise OptionError(option, value, f"above the ceiling of {MAX_SECONDS:g} seconds")
+    return s
+
+
+def gib(option: str, value: Any) -> float | None:
+    """A memory budget in GiB (> 0, finite), or None for no budget."""
+    if value is None:
+        return None
+    g = number(option, value, unit="GiB")
+    if g > 2**20:
+        raise OptionError(option, value, "above the ceiling of 1048576 GiB")
+    return g
+
+
+def flag(option: str, value: Any) -> bool:
+    """A yes/no option: True or False only (a string such as "no" is refused, not taken as true)."""
+    if not isinstance(value, bool):
+        raise OptionError(option, value, "not a bool; give True or False")
+    return value
+
+
+def one_of(option: str, value: Any, allowed: Iterable[str], optional: bool = False) -> Any:
+    """``value`` if it is one of ``allowed`` (None too, when ``optional``), naming the closest otherwise."""
+    allowed = list(allowed)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or value not in allowed:
+        near = difflib.get_close_matches(str(value), allowed, n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise OptionError(option, value, f"not one of {', '.join(allowed)}{hint}")
+    return value
+
+
+def text(option: str, value: Any, optional: bool = True) -> str | None:
+    """A non-empty string (a name, a label), or None when ``optional``."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise OptionError(option, value, "not a non-empty string")
+    return value
+
+
+def path(option: str, value: Any, optional: bool = True) -> str | None:
+    """A file or folder path (str or Path), as a string; None when ``optional``."""
+    if value is None and optional:
+        return None
+    if isinstance(value, Path):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise OptionError(option, value, "not a path; give a file name")
+    return value
+
+
+def assignments(option: str, value: Any, convert: Any = int) -> dict[str, Any]:
+    """``{"K2": 4}`` or ``["K2=4"]`` (the command line's repeated ``NAME=VALUE``) as a dict of converted values."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        items = []
+        for v in value:
+            name, eq, val = v.partition("=")
+            if not eq or not name.strip():
+                raise OptionError(option, value, f"{v!r} is not NAME=VALUE")
+            items.append((name.strip(), val.strip()))
+    else:
+        raise OptionError(option, value, "not a mapping; give e.g. {'NAME': 4} (or a list of 'NAME=VALUE')")
+    out = {}
+    for name, val in items:
+        if not isinstance(name, str) or not name:
+            raise OptionError(option, value, f"the name {name!r} is not a non-empty string")
+        try:
+            out[name] = convert(val)
+        except (TypeError, ValueError) as e:
+            raise OptionError(option, value, f"the value of {name!r} is not allowed ({e})") from None
+    return out
+
+
+R = TypeVar("R")
+
+
+def build(record: type[R], where: str, keywords: Mapping[str, Any]) -> R:
+    """``record(**keywords)``, with an unknown keyword refused by name (and the closest known one)."""
+    known = [f.name for f in dataclasses.fields(record)]  # type: ignore[arg-type]
+    for key in keywords:
+        if key not in known:
+            near = difflib.get_close_matches(key, known, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(known)}"
+            raise ConfigError(f"{where}: unknown keyword {key!r}{hint}")
+    return record(**keywords)
+
+
+def settle(record: Any, **values: Any) -> None:
+    """Store checked values on a frozen record (from its ``__post_init__``)."""
+    for name, value in values.items():
+        object.__setattr__(record, name, value)
