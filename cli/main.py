@@ -14,9 +14,9 @@ import sys
 import time
 from typing import Any, NoReturn
 
-from warpcheck import _guard as guard
+from warpcheck import _guard as guard, _values as values
 from warpcheck.cli.options import PathOption, positive_gib, positive_seconds
-from warpcheck.models.errors import OptionError, WarpcheckError
+from warpcheck.models.errors import OptionError, OutOfMemoryError, RunTimeoutError, WarpcheckError
 from warpcheck.models.files import check_writable
 
 # Each module defines register(subparsers); its parser's func(args) returns the exit code.
@@ -88,7 +88,7 @@ def _give_timeout(verb: str, p: argparse.ArgumentParser) -> None:
                    help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {default:g})")
 
 
-DEFAULT_MEMORY_GIB = 4.0
+DEFAULT_MEMORY_GIB = values.DEFAULT_MEMORY_GIB
 
 
 def _give_memory(p: argparse.ArgumentParser) -> None:
@@ -269,6 +269,10 @@ def main(argv: list[str] | None = None) -> int:
             return code
     except OptionError as e:  # an options record refused a value: name the flag the user typed
         return _end(args, guard.EXIT_BAD_INPUT, "BAD_INPUT", _spelled(parser, args, e), "error")
+    except RunTimeoutError as e:  # the library stopped a step of its own at its budget
+        return _end(args, guard.EXIT_TIMEOUT, "TIMEOUT", str(e))
+    except OutOfMemoryError as e:
+        return _end(args, guard.EXIT_TIMEOUT, "OUT_OF_MEMORY", str(e), "out of memory")
     except WarpcheckError as e:  # its code is the exit code (the API raises the same errors)
         if e.code != guard.EXIT_BAD_INPUT:
             return _end(args, e.code, "ERROR", str(e), "internal error")
