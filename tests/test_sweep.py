@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.cli.sweep import execute
-from warpcheck.cli.sweep.grid import load_sweep
-from warpcheck.cli.sweep.store import Store
+from warpcheck._sweep import execute
+from warpcheck._sweep.grid import load_sweep
+from warpcheck._sweep.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = """verb = "makespan"
