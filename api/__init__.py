@@ -7,7 +7,7 @@ layer over the same functions):
   :func:`replay` a witness cycle by cycle; :func:`simulate` workloads;
 - :func:`makespan`: the exact worst-case makespan of a group of warps;
 - :func:`qaws_wcrt`, :func:`qaws_inversion`, :func:`qaws_switches`: worst cases of
-  two kernels under QAWS, GTO and LRR;
+  two kernels under QAWS, GTO and LRR; :func:`simulate_kernels`: several kernels run on one SM;
 - :func:`analyze` a kernel's loads and stores; :func:`reorder_prove`,
   :func:`reorder_replay`, :func:`reorder_simulate`: the load/store reordering unit;
 - :func:`cfg` (the warp-level CFG), :func:`wcet` (its IPET bound), :func:`simt`
@@ -37,7 +37,10 @@ _HOME = {
     "ReplayResult": "_frontend", "SimulationResult": "_frontend",
     "makespan": "_makespan", "MakespanResult": "_makespan",
     "export": "_export",
-    "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "QawsResult": "_qaws",
+    "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "simulate_kernels": "_qaws",
+    "QawsResult": "_qaws", "QawsWcrtResult": "_qaws", "QawsInversionResult": "_qaws", "QawsSwitchesResult": "_qaws",
+    "KernelRunsResult": "_qaws", "QawsWcrtOptions": "_qaws", "QawsInversionOptions": "_qaws",
+    "QawsSwitchesOptions": "_qaws", "SimulateKernelsOptions": "_qaws",
     "analyze": "_reorder", "reorder_prove": "_reorder", "reorder_replay": "_reorder", "reorder_simulate": "_reorder",
     "AnalysisResult": "_reorder", "ReorderResult": "_reorder",
     "cfg": "_kernels", "wcet": "_kernels", "simt": "_kernels", "KernelResult": "_kernels", "CfgResult": "_kernels",
@@ -55,7 +58,9 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
                                     wcet)
     from warpcheck._makespan import MakespanResult, makespan
     from warpcheck._policy import UserPolicy, register_policy, unregister_policy
-    from warpcheck._qaws import QawsResult, qaws_inversion, qaws_switches, qaws_wcrt
+    from warpcheck._qaws import (KernelRunsResult, QawsInversionOptions, QawsInversionResult, QawsResult,
+                                 QawsSwitchesOptions, QawsSwitchesResult, QawsWcrtOptions, QawsWcrtResult,
+                                 SimulateKernelsOptions, qaws_inversion, qaws_switches, qaws_wcrt, simulate_kernels)
     from warpcheck._reorder import (AnalysisResult, ReorderResult, analyze, reorder_prove, reorder_replay,
                                     reorder_simulate)
 

@@ -28,7 +28,7 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     # machine and the oracle, and the switch monitor's reading of which kernel is K1
     "qaws": (["models.frontend.policies", "models.frontend.design", "models.qaws.mutants"],
              ["models.frontend.reference_policies", "models.frontend.reference", "models.frontend.reference_ghost",
-              "verify.qaws.kernels"]),
+              "spec.qaws.kernel_roles"]),
     # the searches and the design's transform, vs the certificate checker and the reference enumeration;
     # the PTX roles (ptx_units over the opcode table and the PTX parser) vs the reference's own reading of PTX
     "makespan": (["models.makespan.kernel", "models.makespan.sm", "models.makespan.moves", "models.makespan.schedule",

@@ -3,6 +3,10 @@
 ``prove --design swas --policy qaws --warps 4 --kernel-of-warp 0,0,1,1 --budgets 1,4`` with the
 default property (``exact``: the issue record, and QAWS's exported group and counts, equal the
 analysis machine's); a mutant that needs a late launch adds ``--launches``.
+
+The proof run is the frontend's ``prove_job`` (a ``ProveJob`` with the mutant as its design), which
+still lives in ``cli/frontend/run.py`` until the frontend domain moves it into the library: this is
+the one import of the command line left in QAWS's part of the library (``NOT_YET_MOVED``).
 """
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""Which warps run K1 and which K2, read off the configuration alone (Singh et al., Sec. IV).
+"""Which warps run K1 and which K2, read off the configuration alone (Singh et al., Sec. IV): a reference.
 
 The monitors of ``qaws switches`` and ``qaws_wait`` state their bounds about the
 kernel of the smaller budget (K1) and the kernel of the larger budget (K2, the
 higher QoS).  They take that split from the budgets the user gave, never from
 the policy's own grouping (``kernel_groups``): a policy that numbers its groups
 the wrong way round must not carry the monitor's K1 and K2 along with it.
+It reads the configuration only (the shared vocabulary), never the design.
 """
 from __future__ import annotations
 
