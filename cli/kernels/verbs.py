@@ -345,7 +345,7 @@ def _wcet_report(out: dict) -> str:
 # -- simt -----------------------------------------------------------------
 def load_inputs(path: str | None, kernel: Kernel):
     """Warp inputs from a TOML or JSON file (params by full name, ``param_N`` suffix or index)."""
-    from warpcheck.sim.kernels.thread_ops import WarpInputs
+    from warpcheck.spec.kernels.thread_ops import WarpInputs
 
     if path is None:
         return WarpInputs()
@@ -355,7 +355,7 @@ def load_inputs(path: str | None, kernel: Kernel):
 
 def inputs_from_mapping(data: dict, kernel: Kernel, where: str = "inputs"):
     """Build WarpInputs from a mapping checked against :class:`KernelInputsFile`."""
-    from warpcheck.sim.kernels.thread_ops import WarpInputs
+    from warpcheck.spec.kernels.thread_ops import WarpInputs
 
     spec = validated(KernelInputsFile, data, where)
     params = {kernel.param_named(key, f"{where}: parameter"): value for key, value in spec.params.items()}

@@ -19,7 +19,7 @@ from warpcheck.models.kernels.cfg import CostModel, KernelCFG
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.kernels.opcodes import spec_of
-from warpcheck.sim.kernels.thread_ops import Machine, ThreadState, WarpInputs
+from warpcheck.spec.kernels.thread_ops import Machine, ThreadState, WarpInputs
 
 
 @dataclass
