@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from warpcheck.cli.kernels.mutation import MUTANTS, THREADS, check, kill
-from warpcheck.cli.kernels.verbs import load_kernel
+from warpcheck._kernels.mutation import MUTANTS, THREADS, check, kill
+from warpcheck._kernels.loaders import load_kernel
 from warpcheck.models.kernels.cfg import EXIT_PC, KernelCFG
 from warpcheck.models.kernels.mutants import Mutant
 from warpcheck.spec.kernels.reference import immediate_post_dominators

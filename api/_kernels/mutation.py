@@ -43,7 +43,7 @@ def _inputs(kernel, m: Mutant, seed: int):
 
 def check(m: Mutant, seed: int) -> str | None:
     """The disagreement the check of ``m`` finds on its kernel with this seed (None: they agree)."""
-    from warpcheck.cli.kernels.verbs import load_kernel
+    from warpcheck._kernels.loaders import load_kernel
     from warpcheck.models.kernels.cfg import CostModel
     from warpcheck.sim.kernels.simt import run_warp
 
