@@ -14,6 +14,7 @@ from warpcheck._kernels import (CfgOptions, KernelResult, SimtOptions, WcetOptio
                                 run_wcet)
 from warpcheck._kernels.options import KernelOptions
 from warpcheck.cli.options import INPUT, OUTPUT_FILE, positive_seconds, record_from_args
+from warpcheck.models.kernels.cfg import DEFAULT_LATENCIES
 
 KERNEL_HELP = "a PTX file (nvcc -ptx) or a SASS-style listing (.sass) with SSY/SYNC/BRA/EXIT"
 
@@ -96,7 +97,8 @@ def _add_cost(p: argparse.ArgumentParser) -> None:
                    help="override a class latency (int 1, fadd/fmul/fmadd 4, fcvt 5, fdiv/fsqrt 16, mem 100, "
                         "branch 1, exit 1; shared 20, param/const 4; tensor 32, and added to an access's space: "
                         "matrix 16, cp_async 20, bulk_copy 200, tma 200)")
-    g.add_argument("--mem-latency", metavar="N", help="latency of global/local memory (default 100)")
+    g.add_argument("--mem-latency", metavar="N",
+                   help=f"latency of global/local memory (default {DEFAULT_LATENCIES['mem']})")
 
 
 def register(sub) -> None:
