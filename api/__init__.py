@@ -44,7 +44,8 @@ _HOME = {
     "analyze": "_reorder", "reorder_prove": "_reorder", "reorder_replay": "_reorder", "reorder_simulate": "_reorder",
     "AnalysisResult": "_reorder", "ReorderResult": "_reorder",
     "cfg": "_kernels", "wcet": "_kernels", "simt": "_kernels", "KernelResult": "_kernels", "CfgResult": "_kernels",
-    "WcetResult": "_kernels", "SimtResult": "_kernels", "RunTimeoutError": "_kernels",
+    "WcetResult": "_kernels", "SimtResult": "_kernels", "RunTimeoutError": "_kernels", "CfgOptions": "_kernels",
+    "WcetOptions": "_kernels", "SimtOptions": "_kernels",
     "UserPolicy": "_policy", "register_policy": "_policy", "unregister_policy": "_policy",
     "WarpcheckError": "_errors", "ConfigError": "_errors", "InputFileError": "_errors", "KitError": "_errors",
 }
@@ -54,8 +55,8 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
     from warpcheck._errors import ConfigError, InputFileError, KitError, WarpcheckError
     from warpcheck._export import export
     from warpcheck._frontend import ProofResult, ReplayResult, SimulationResult, prove, replay, simulate
-    from warpcheck._kernels import (CfgResult, KernelResult, RunTimeoutError, SimtResult, WcetResult, cfg, simt,
-                                    wcet)
+    from warpcheck._kernels import (CfgOptions, CfgResult, KernelResult, RunTimeoutError, SimtOptions, SimtResult,
+                                    WcetOptions, WcetResult, cfg, simt, wcet)
     from warpcheck._makespan import MakespanResult, makespan
     from warpcheck._policy import UserPolicy, register_policy, unregister_policy
     from warpcheck._qaws import (KernelRunsResult, QawsInversionOptions, QawsInversionResult, QawsResult,

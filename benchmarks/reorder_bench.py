@@ -18,7 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
-from warpcheck.cli.kernels.verbs import load_kernel
+from warpcheck._kernels.loaders import load_kernel
 from warpcheck.cli.reorder.prove import MAX_REQUESTS, MAX_WARPS, workload
 from warpcheck.cli.reorder.sim import compare
 from warpcheck.cli.reorder.verbs import parse_params

@@ -288,7 +288,7 @@ def test_file_schemas_name_the_key_and_what_is_allowed(argv, text, message, work
     (["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--max-loop-bound", "1000000000000"], "ceiling of 1000000"),
     (["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--loop-bound", "NOPE=3"], "loop names: HEAD"),
     (["simt", str(EXAMPLES / "kernels" / "nw.ptx"), "--warp", "1000000"], "ntid.x = 32 holds warps 0 to 0"),
-    (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--max-steps", "2000000"], "--max-steps: 2000000 is above the ceiling"),
+    (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--max-steps", "2000000"], "--max-steps 2000000: above the ceiling"),
     (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--timeout", "0"], "a timeout must be > 0"),
 ])
 def test_refused_up_front_in_one_line(argv, message, workdir, capsys):

@@ -45,14 +45,15 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",
                  "models.kernels.warp_cfg", "encodings.kernels.ipet", "sim.kernels.simt"],
-                ["sim.kernels.reference"]),
+                ["spec.kernels.reference", "spec.kernels.thread_ops"]),
     "reorder": (["models.reorder.unit", "models.reorder.l1", "models.reorder.order", "models.reorder.mutants"],
                 ["models.reorder.reference", "models.reorder.reference_l1", "sim.reorder.l1_replay"]),
 }
 
 
 def _file(mod: str) -> Path:
-    base = ROOT.joinpath(*mod.split("."))
+    parts = mod.split(".")
+    base = ROOT.joinpath("api", *parts) if parts[0].startswith("_") else ROOT.joinpath(*parts)  # warpcheck._x: api/
     return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
 
 

@@ -47,7 +47,7 @@ def test_bad_latencies_are_refused(capsys):
 
 
 def _analysis(args):
-    from warpcheck.cli.kernels.verbs import load_kernel
+    from warpcheck._kernels.loaders import load_kernel
     from warpcheck.cli.reorder.verbs import parse_params
     from warpcheck.sim.reorder.accesses import analyze
 

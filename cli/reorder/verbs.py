@@ -5,7 +5,7 @@ import argparse
 import json
 import re
 
-from warpcheck.cli.kernels.verbs import load_kernel
+from warpcheck._kernels.loaders import load_kernel
 from warpcheck.cli.options import INPUT, positive_seconds
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Kernel

@@ -33,7 +33,7 @@ from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
 from warpcheck.models.kernels.opcodes import spec_of, wmma_tile
 from warpcheck.models.kernels.ptx import operand_registers
-from warpcheck.sim.kernels.thread_ops import Machine, ThreadState, WarpInputs
+from warpcheck.spec.kernels.thread_ops import Machine, ThreadState, WarpInputs
 
 Dim3 = tuple[int, int, int]
 WARP_SIZE = 32

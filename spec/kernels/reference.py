@@ -1,7 +1,7 @@
 """The reference of the kernel analyses: every thread run alone, without the SIMT stack, the CFG or the cost model.
 
 Each thread steps through the kernel's instruction list from pc 0 with the
-instruction semantics of :mod:`warpcheck.sim.kernels.thread_ops`, following its
+instruction semantics of :mod:`warpcheck.spec.kernels.thread_ops`, following its
 own guards: a branch whose guard holds jumps to its label, ``exit``/``ret``
 end the thread.  In the SASS discipline a thread keeps its own list of open
 ``SSY`` targets: ``SSY t`` opens ``t``, a ``SYNC`` whose guard holds closes the
@@ -28,7 +28,7 @@ from typing import Mapping
 
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Kernel
-from warpcheck.sim.kernels.thread_ops import Machine, ThreadState, WarpInputs
+from warpcheck.spec.kernels.thread_ops import Machine, ThreadState, WarpInputs
 
 # Instructions whose result depends on other threads: a thread alone cannot run them.
 _WARP_WIDE = ("shfl", "vote", "elect", "activemask", "match", "redux", "bar.red")

@@ -4,7 +4,7 @@ Three checks, each run on the mutant's kernel for a few memory seeds, one warp
 of 32 threads:
 
 * ``paths``: every thread's pcs in the concrete SIMT run (the design's stack)
-  equal its pcs when it runs alone (``sim/kernels/reference.py``, no stack);
+  equal its pcs when it runs alone (``spec/kernels/reference.py``, no stack);
 * ``reconverge``: the threads that meet a PTX branch run its immediate
   post-dominator together (those still running, maybe with more), the post-dominators computed by
   the reference from the instruction list, not by the design's CFG;
@@ -35,7 +35,7 @@ THREADS = 32
 
 
 def _inputs(kernel, m: Mutant, seed: int):
-    from warpcheck.sim.kernels.thread_ops import WarpInputs
+    from warpcheck.spec.kernels.thread_ops import WarpInputs
 
     params = dict(zip(kernel.params, m.params)) if m.params else {p: 3 for p in kernel.params}
     return WarpInputs(params=params, ntid=(THREADS, 1, 1), seed=seed, int_max=6)
@@ -43,7 +43,7 @@ def _inputs(kernel, m: Mutant, seed: int):
 
 def check(m: Mutant, seed: int) -> str | None:
     """The disagreement the check of ``m`` finds on its kernel with this seed (None: they agree)."""
-    from warpcheck.cli.kernels.verbs import load_kernel
+    from warpcheck._kernels.loaders import load_kernel
     from warpcheck.models.kernels.cfg import CostModel
     from warpcheck.sim.kernels.simt import run_warp
 
@@ -66,7 +66,7 @@ def _lane_pcs(kernel, run) -> list[list[int]]:
 
 
 def _paths(kernel, inputs, run) -> str | None:
-    from warpcheck.sim.kernels.reference import thread_paths
+    from warpcheck.spec.kernels.reference import thread_paths
 
     alone = thread_paths(kernel, inputs, THREADS)
     for lane, pcs in enumerate(_lane_pcs(kernel, run)):
@@ -83,7 +83,7 @@ def _at(pcs: list[int], i: int) -> str:
 
 def _reconverge(kernel, inputs, run) -> str | None:
     from warpcheck.models.kernels.cfg import KernelCFG
-    from warpcheck.sim.kernels.reference import immediate_post_dominators
+    from warpcheck.spec.kernels.reference import immediate_post_dominators
 
     blocks = KernelCFG(kernel).blocks  # only to read the run's record: (block, mask) per step
     ipdom = immediate_post_dominators(kernel)
@@ -118,7 +118,7 @@ def _bound(kernel, inputs, run) -> str | None:
     from warpcheck.encodings.kernels.ipet import wcet
     from warpcheck.models.kernels.cfg import CostModel
     from warpcheck.models.kernels.warp_cfg import build_warp_cfg
-    from warpcheck.sim.kernels.reference import path_cycles, thread_paths
+    from warpcheck.spec.kernels.reference import path_cycles, thread_paths
 
     cost = CostModel()
     w = build_warp_cfg(kernel)
