@@ -27,7 +27,7 @@ from warpcheck.models.reorder.l1 import L1Spec
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.models.reorder.order import static_order
 from warpcheck.sim.reorder.accesses import analyze
-from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.spec.reorder.l1_replay import replay
 from warpcheck.sim.reorder.timing import Timing
 from warpcheck.verify.reorder.props import Monitored, prove
 

@@ -47,12 +47,13 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
                  "models.kernels.warp_cfg", "encodings.kernels.ipet", "sim.kernels.simt"],
                 ["sim.kernels.reference"]),
     "reorder": (["models.reorder.unit", "models.reorder.l1", "models.reorder.order", "models.reorder.mutants"],
-                ["models.reorder.reference", "models.reorder.reference_l1", "sim.reorder.l1_replay"]),
+                ["spec.reorder.reference", "spec.reorder.reference_l1", "spec.reorder.l1_replay"]),
 }
 
 
 def _file(mod: str) -> Path:
-    base = ROOT.joinpath(*mod.split("."))
+    parts = mod.split(".")
+    base = ROOT.joinpath("api", *parts) if parts[0].startswith("_") else ROOT.joinpath(*parts)  # warpcheck._x
     return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
 
 

@@ -8,8 +8,8 @@ import pytest
 from warpcheck.cli.main import main
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.models.reorder.l1 import L1Port, L1Spec
-from warpcheck.models.reorder.reference import static_order
-from warpcheck.models.reorder.reference_l1 import Geometry, ReferenceL1, lru_replay
+from warpcheck.spec.reorder.reference import static_order
+from warpcheck.spec.reorder.reference_l1 import Geometry, ReferenceL1, lru_replay
 from warpcheck.models.reorder.streams import Streams
 from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.sim.reorder.run import random_schedule, simulate

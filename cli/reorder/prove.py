@@ -26,7 +26,7 @@ from warpcheck.models.reorder.l1 import L1Spec, parse_cache
 from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.models.reorder.order import static_order
 from warpcheck.sim.reorder.accesses import Analysis, blocks_of
-from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.spec.reorder.l1_replay import replay
 from warpcheck.sim.reorder.run import (Delivery, Lines, UnitRun, drain, l1_misses, longest_wait, random_schedule,
                                        simulate)
 from warpcheck.verify.reorder.props import CHECKS, Monitored, prove, schedule_of

@@ -19,7 +19,7 @@ from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.l1 import L1Spec, parse_cache
 from warpcheck.models.reorder.order import static_order
 from warpcheck.sim.reorder.accesses import Analysis
-from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.spec.reorder.l1_replay import replay
 from warpcheck.sim.reorder.timing import DESIGNS, Timing, simulate_kernel
 from warpcheck.sim.reorder.wcet import cycle_bound, segment_estimates
 

@@ -12,7 +12,7 @@ from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.reorder.l1 import STORE_POLICIES, L1Spec, parse_cache
 from warpcheck.models.reorder.order import ORDERS, static_order
 from warpcheck.sim.reorder.accesses import Analysis, Dim3, analyze
-from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.spec.reorder.l1_replay import replay
 
 
 def parse_dims(text: str, option: str) -> Dim3:
