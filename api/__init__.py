@@ -39,7 +39,8 @@ _HOME = {
     "export": "_export",
     "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "QawsResult": "_qaws",
     "analyze": "_reorder", "reorder_prove": "_reorder", "reorder_replay": "_reorder", "reorder_simulate": "_reorder",
-    "AnalysisResult": "_reorder", "ReorderResult": "_reorder",
+    "AnalysisResult": "_reorder", "ReorderResult": "_reorder", "AnalyzeOptions": "_reorder",
+    "ReorderProveOptions": "_reorder", "ReorderReplayOptions": "_reorder", "ReorderSimulateOptions": "_reorder",
     "cfg": "_kernels", "wcet": "_kernels", "simt": "_kernels", "KernelResult": "_kernels", "CfgResult": "_kernels",
     "WcetResult": "_kernels", "SimtResult": "_kernels", "RunTimeoutError": "_kernels",
     "UserPolicy": "_policy", "register_policy": "_policy", "unregister_policy": "_policy",
@@ -56,7 +57,8 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
     from warpcheck._makespan import MakespanResult, makespan
     from warpcheck._policy import UserPolicy, register_policy, unregister_policy
     from warpcheck._qaws import QawsResult, qaws_inversion, qaws_switches, qaws_wcrt
-    from warpcheck._reorder import (AnalysisResult, ReorderResult, analyze, reorder_prove, reorder_replay,
+    from warpcheck._reorder import (AnalysisResult, AnalyzeOptions, ReorderProveOptions, ReorderReplayOptions,
+                                    ReorderResult, ReorderSimulateOptions, analyze, reorder_prove, reorder_replay,
                                     reorder_simulate)
 
 

@@ -48,7 +48,7 @@ class StreamMonitor(TransitionSystem):
 
     def __init__(self, inner: ReorderUnit) -> None:
         if not inner.work.symbolic or not inner.unit:
-            raise ConfigError("the stream proof needs the unit (not --no-unit) over symbolic streams")
+            raise ConfigError("the stream proof needs the unit (a ReorderUnit with unit=True) over symbolic streams")
         self.inner, work = inner, inner.work
         self.ref = ReferenceOrder(work.warps, work.length, inner.order)
         self.bound = wait_bound(inner.channel)
