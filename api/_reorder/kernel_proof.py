@@ -189,7 +189,7 @@ def report(out: dict) -> str:
         l1 = out["l1"]
         sim = (f"simulated under the unit ({l1['complete']} of {l1['schedules']} random schedules completed): "
                f"{l1['simulated_load_misses']}") if l1["complete"] else \
-            f"none of {l1['schedules']} random schedules completed (see --check deadlock)"
+            f"none of {l1['schedules']} random schedules completed (see the check deadlock)"
         lines.append(f"L1 {l1['size']} B {l1['ways']}-way: static replay {l1['load_misses']} load misses of "
                      f"{l1['loads']}; {sim}")
     if out["check"] == "misses":

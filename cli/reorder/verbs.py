@@ -12,8 +12,8 @@ import sys
 from typing import Any
 
 from warpcheck._reorder import analysis_of, proof_of, replay_of, simulation_of
-from warpcheck._reorder.options import (AnalyzeOptions, LaunchOptions, ReorderProveOptions, ReorderReplayOptions,
-                                        ReorderSimulateOptions)
+from warpcheck._reorder.options import (KERNEL_CACHE, STREAM_CACHE, AnalyzeOptions, LaunchOptions,
+                                        ReorderProveOptions, ReorderReplayOptions, ReorderSimulateOptions)
 from warpcheck.cli.options import INPUT, output_file, positive_seconds, record_from_args
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.l1 import STORE_POLICIES
@@ -147,8 +147,8 @@ def _add_prove(acts: Any) -> None:
                         "cycles once delivered), misses")
     q.add_argument("--channel", metavar="C", help="channel depth: requests a warp may have between its oldest unsent "
                                                   f"one and its newest (default {d.channel})")
-    q.add_argument("--cache", metavar="SIZE:WAYS", help="the L1 for miss counts (default 16K:4 on a kernel, 512:2 "
-                                                        "with --streams)")
+    q.add_argument("--cache", metavar="SIZE:WAYS", help=f"the L1 for miss counts (default {KERNEL_CACHE} on a kernel, "
+                                                        f"{STREAM_CACHE} with --streams)")
     q.add_argument("--max-k", metavar="K", help=f"largest induction depth (default {d.max_k})")
     q.add_argument("--depth", metavar="N",
                    help="BMC depth without the unit (default: requests + 2); with --streams, the BMC depth after an "
