@@ -38,7 +38,8 @@ def _pick(names: list[str], entry: str | None, path: str) -> int:
     """The index of the kernel ``entry`` names: exactly, or as the one name it is part of."""
     if entry is None:
         if len(names) > 1:
-            raise OptionError("entry", None, f"{path!r} holds {len(names)} kernels ({', '.join(names)}); choose one")
+            raise ConfigError(f"{path!r} holds {len(names)} kernels ({', '.join(names)}); choose one by its name "
+                              "(the entry option)")
         return 0
     near = [i for i, n in enumerate(names) if n == entry] or [i for i, n in enumerate(names) if entry in n]
     if len(near) != 1:

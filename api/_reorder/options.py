@@ -2,8 +2,8 @@
 
 A record is frozen and checks every field when it is made (a wrong value
 raises :class:`OptionError` naming the field, which the command line re-spells
-as the flag).  Fields are named like the verbs' argparse ``dest``\\ s
-(``line_bytes`` is ``--line-bytes``).  The kernel launch (file, entry, grid,
+as the flag).  Fields are named like the verbs' argparse dests (``line_bytes``
+is ``--line-bytes``).  The kernel launch (file, entry, grid,
 block, parameters, line size, order rule, store policy) is shared by the three
 kernel verbs through :class:`LaunchOptions`.
 """
