@@ -85,7 +85,7 @@ def test_bad_input_raises_the_verbs_one_line(capsys, call, argv):
 def test_keywords_are_checked_as_the_options_are():
     with pytest.raises(warpcheck.ConfigError, match=r"^argument --threads: invalid int value: 'many'$"):
         warpcheck.cfg(LOOP, threads="many")
-    with pytest.raises(warpcheck.ConfigError, match=r"^argument --hit: invalid int value: 'x'$"):  # as reorder's
+    with pytest.raises(warpcheck.ConfigError, match=r"^hit='x': not an integer; give one >= 1$"):  # reorder's
         warpcheck.reorder_simulate(str(ROOT / "examples" / "reorder" / "paper_example.ptx"), grid=1, block=32, hit="x")
     with pytest.raises(warpcheck.ConfigError, match=r"^argument --timeout: 0 is not allowed"):
         warpcheck.wcet(LOOP, timeout=0)
