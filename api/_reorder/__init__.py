@@ -177,7 +177,7 @@ def analysis_of(o: AnalyzeOptions) -> AnalysisResult:
     return AnalysisResult(analysis.analysis_json(an, o.order, spec), an, problem)
 
 
-def reorder_prove(kernel: str | Path | None = None, progress: Callable[[str], None] | None = None,
+def reorder_prove(kernel: str | Path | None = None, *, progress: Callable[[str], None] | None = None,
                   **keywords: Any) -> ReorderResult:
     """Prove the reordering unit sends requests to L1 in the static order: for a kernel, or for every stream.
 
