@@ -42,7 +42,8 @@ _HOME = {
     "KernelRunsResult": "_qaws", "QawsWcrtOptions": "_qaws", "QawsInversionOptions": "_qaws",
     "QawsSwitchesOptions": "_qaws", "SimulateKernelsOptions": "_qaws",
     "analyze": "_reorder", "reorder_prove": "_reorder", "reorder_replay": "_reorder", "reorder_simulate": "_reorder",
-    "AnalysisResult": "_reorder", "ReorderResult": "_reorder",
+    "AnalysisResult": "_reorder", "ReorderResult": "_reorder", "AnalyzeOptions": "_reorder",
+    "ReorderProveOptions": "_reorder", "ReorderReplayOptions": "_reorder", "ReorderSimulateOptions": "_reorder",
     "cfg": "_kernels", "wcet": "_kernels", "simt": "_kernels", "KernelResult": "_kernels", "CfgResult": "_kernels",
     "WcetResult": "_kernels", "SimtResult": "_kernels", "RunTimeoutError": "_kernels", "CfgOptions": "_kernels",
     "WcetOptions": "_kernels", "SimtOptions": "_kernels",
@@ -62,7 +63,8 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
     from warpcheck._qaws import (KernelRunsResult, QawsInversionOptions, QawsInversionResult, QawsResult,
                                  QawsSwitchesOptions, QawsSwitchesResult, QawsWcrtOptions, QawsWcrtResult,
                                  SimulateKernelsOptions, qaws_inversion, qaws_switches, qaws_wcrt, simulate_kernels)
-    from warpcheck._reorder import (AnalysisResult, ReorderResult, analyze, reorder_prove, reorder_replay,
+    from warpcheck._reorder import (AnalysisResult, AnalyzeOptions, ReorderProveOptions, ReorderReplayOptions,
+                                    ReorderResult, ReorderSimulateOptions, analyze, reorder_prove, reorder_replay,
                                     reorder_simulate)
 
 

@@ -21,7 +21,6 @@ from tabulate import tabulate
 
 from warpcheck.verify.mutation import DOMAINS, TABLE_HEADERS, summary, table_rows
 
-
 def _suite(domain: str):
     """The domain's mutation harness: in the library (``warpcheck._<domain>.mutation``) once the domain has moved."""
     try:

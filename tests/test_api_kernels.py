@@ -103,7 +103,7 @@ def test_a_bad_option_names_the_keyword_and_the_verb_the_flag(capsys, call, argv
 def test_keywords_are_checked_as_the_options_are():
     with pytest.raises(warpcheck.ConfigError, match=r"^threads='many': not an integer; give one >= 1$"):
         warpcheck.cfg(LOOP, threads="many")
-    with pytest.raises(warpcheck.ConfigError, match=r"^argument --hit: invalid int value: 'x'$"):  # as reorder's
+    with pytest.raises(warpcheck.ConfigError, match=r"^hit='x': not an integer; give one >= 1$"):  # reorder's
         warpcheck.reorder_simulate(str(ROOT / "examples" / "reorder" / "paper_example.ptx"), grid=1, block=32, hit="x")
     with pytest.raises(warpcheck.ConfigError, match=r"^timeout=0: not allowed; it must be > 0 seconds$"):
         warpcheck.wcet(LOOP, timeout=0)

@@ -89,10 +89,14 @@ def test_the_demo_names_its_witnesses_as_prove_does():
 
 
 def test_reorder_prove_and_simulate_share_the_channel_default():
+    from warpcheck import ReorderProveOptions, ReorderSimulateOptions
+    from warpcheck.cli.options import record_from_args
+
     parser = build_parser()
     kernel = ["examples/reorder/paper_example.ptx", "--grid", "1", "--block", "32"]
-    assert parser.parse_args(["reorder", "prove", *kernel]).channel == \
-        parser.parse_args(["reorder", "simulate", *kernel]).channel
+    made = [record_from_args(record, parser.parse_args(["reorder", action, *kernel])).channel
+            for record, action in ((ReorderProveOptions, "prove"), (ReorderSimulateOptions, "simulate"))]
+    assert made == [ReorderProveOptions.channel, ReorderSimulateOptions.channel] == [2, 2]
 
 
 def test_a_makespan_search_ended_by_the_alarm_keeps_proved_bounds(monkeypatch, capsys):

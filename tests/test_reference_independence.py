@@ -47,7 +47,7 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
                  "models.kernels.warp_cfg", "encodings.kernels.ipet", "sim.kernels.simt"],
                 ["spec.kernels.reference", "spec.kernels.thread_ops"]),
     "reorder": (["models.reorder.unit", "models.reorder.l1", "models.reorder.order", "models.reorder.mutants"],
-                ["models.reorder.reference", "models.reorder.reference_l1", "sim.reorder.l1_replay"]),
+                ["spec.reorder.reference", "spec.reorder.reference_l1", "spec.reorder.l1_replay"]),
 }
 
 

@@ -1,4 +1,4 @@
-"""``warpcheck reorder replay WITNESS``: rerun a FAIL's LD/ST schedules on the unit's simulator.
+"""``reorder replay``: rerun a FAIL's LD/ST schedules on the unit's simulator.
 
 The witness names the kernel, its launch and the unit's options; the
 analyzer reruns, and each schedule (one delivery per cycle) runs on the
@@ -6,22 +6,19 @@ design the witness was found on and on the other (with / without the unit).
 """
 from __future__ import annotations
 
-import argparse
-import json
-from pathlib import Path
 from typing import Any
 
-from warpcheck.cli.options import INPUT
-from warpcheck.models.errors import InputFileError, WarpcheckError
+from warpcheck._reorder.launch import launch_of, request_names, run_analysis, workload
+from warpcheck.models.errors import InputFileError, OptionError, WarpcheckError
 from warpcheck.models.file_schemas import ReorderStreamWitnessFile, ReorderWitnessFile, validated
 from warpcheck.models.files import load_json
 from warpcheck.models.reorder.l1 import parse_cache
-from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.models.reorder.order import static_order
+from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.sim.reorder.run import drain, l1_misses, longest_wait, simulate
+from warpcheck.sim.reorder.stream_replay import FIELDS as STREAM_FIELDS, STREAM_FORMAT, replay_stream
 from warpcheck.verify.reorder.props import CHECKS
 from warpcheck.verify.reorder.streams import STREAM_CHECKS
-from warpcheck.sim.reorder.stream_replay import FIELDS as STREAM_FIELDS, STREAM_FORMAT, replay_stream
 
 FIELDS = ("kernel", "grid", "block", "params", "line_bytes", "cache", "stores", "channel", "order", "unit", "check",
           "schedules")
@@ -57,12 +54,7 @@ def _check_deliveries(path: str, schedules: list, warps: int, requests: int) -> 
                                      "or -1 for none")
 
 
-def _args(w: dict) -> argparse.Namespace:
-    return argparse.Namespace(kernel=w["kernel"], entry=w.get("entry"), grid=w["grid"], block=w["block"],
-                              param=w["params"], line_bytes=w["line_bytes"])
-
-
-def _replay_stream(path: str, w: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def _replay_stream(path: str, w: dict[str, Any]) -> dict[str, Any]:
     _check_deliveries(path, [w["schedule"]], len(w["streams"]["blocks"]), w["streams"]["length"])
     try:
         out = replay_stream(w)
@@ -70,30 +62,36 @@ def _replay_stream(path: str, w: dict[str, Any]) -> tuple[dict[str, Any], str]:
         raise
     except (KeyError, TypeError, ValueError) as e:
         raise InputFileError(f"witness {path!r} has a malformed stream or schedule ({e}); write it again with "
-                             f"reorder prove --streams")
+                             f"reorder prove over streams")
     out["check"], out["mutant"] = w["check"], w["mutant"]
-    who = f"mutant {w['mutant']}" if w["mutant"] else "the unit"
-    lines = [f"stream witness on {who}, check {w['check']}: "
+    out["line_bytes"] = w["streams"]["line_bytes"]
+    return out
+
+
+def _stream_report(out: dict[str, Any]) -> str:
+    who = f"mutant {out['mutant']}" if out["mutant"] else "the unit"
+    lines = [f"stream witness on {who}, check {out['check']}: "
              f"{'reproduced' if out['reproduced'] else 'NOT reproduced'} by the simulator"]
     for n, reqs in enumerate(out["stream"]["warps"]):
-        lines.append(f"warp {n}: " + (", ".join(f"{kind}{addr // w['streams']['line_bytes']}"
+        lines.append(f"warp {n}: " + (", ".join(f"{kind}{addr // out['line_bytes']}"
                                                f"{'@e' + str(e) if e else ''}" for e, kind, addr in reqs)
                                      or "no request"))
     lines.append("static order: " + ", ".join(f"W{q}#{j}" for q, j in out["static_order"]))
     lines.append("sent to L1: " + (", ".join(f"W{q}#{j}@{t}" for t, q, j in out["sent"]) or "nothing"))
     lines += [f"{name}: {why}" for name, why in out["violated"].items()] or ["no property violated"]
-    return out, "\n".join(lines)
+    return "\n".join(lines)
 
 
-def replay_file(path: str) -> tuple[dict[str, Any], str]:
-    """Rerun a reorder witness (kernel or stream): the verb's JSON object and its text report, nothing printed."""
-    from warpcheck.cli.reorder.prove import request_names, workload
-    from warpcheck.cli.reorder.verbs import run_analysis
-
+def replay_file(path: str) -> dict[str, Any]:
+    """Rerun a reorder witness (kernel or stream): the verb's JSON object, nothing printed."""
     w = load_witness(path)
     if w["format"] == STREAM_FORMAT:
         return _replay_stream(path, w)
-    an = run_analysis(_args(w))
+    try:
+        launch = launch_of(w["kernel"], w.get("entry"), w["grid"], w["block"], w["params"], w["line_bytes"])
+    except OptionError as e:
+        raise InputFileError(f"witness {path!r}: {e}") from None
+    an = run_analysis(launch)
     work, lines = workload(an, w["kernel"])
     _check_deliveries(path, w["schedules"], work.warps, max((len(e) for e in work.epochs), default=0))
     spec = parse_cache(w["cache"], w["line_bytes"], w["stores"])
@@ -113,15 +111,7 @@ def replay_file(path: str) -> tuple[dict[str, Any], str]:
         ts = ReorderUnit(work, w["channel"], w["order"], unit=True)
         out["reproduced"] = any(longest_wait(simulate(ts, [tuple(d) for d in s]), order, w["channel"] - 1)
                                 for s in w["schedules"])
-    return out, _report(out)
-
-
-def _replay(a: argparse.Namespace) -> int:
-    from warpcheck._reorder import replay_of  # the API's function (imported here: it imports this module)
-
-    r = replay_of(a.witness)
-    print(json.dumps(r.to_dict()) if a.json else r.report())
-    return r.code
+    return out
 
 
 def _reproduced(check: str, runs: list[dict], unit: bool) -> bool:
@@ -132,7 +122,10 @@ def _reproduced(check: str, runs: list[dict], unit: bool) -> bool:
     return any(not r["static"] for r in runs)
 
 
-def _report(out: dict) -> str:
+def report(out: dict) -> str:
+    """The verb's text report of a replay (kernel or stream witness)."""
+    if "sent" in out:
+        return _stream_report(out)
     lines = [f"kernel {out['kernel']}: witness of check {out['check']}: "
              f"{'reproduced' if out['reproduced'] else 'NOT reproduced'}",
              "static order: " + ", ".join(out["static_order"])]
@@ -142,14 +135,3 @@ def _report(out: dict) -> str:
                      f"{'static order' if r['static'] else 'other order'}; {r['load_misses']} load misses; "
                      f"L1 order {', '.join(r['order']) or 'nothing'}")
     return "\n".join(lines)
-
-
-def add_action(acts: Any) -> None:
-    """Add ``reorder replay``."""
-    q = acts.add_parser("replay", help="rerun a FAIL's schedules with and without the unit",
-                        description="Rerun the LD/ST schedules of a reorder witness on the unit's simulator, on "
-                                    "the design it was found on and on the other.",
-                        epilog="exit codes: 0 the witness reproduces, 2 bad input, 5 it does not (a bug of the kit)")
-    q.add_argument("witness", type=INPUT, help="a witness file written by 'warpcheck reorder prove'")
-    q.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    q.set_defaults(func=_replay)

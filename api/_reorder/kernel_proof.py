@@ -1,60 +1,36 @@
-"""``warpcheck reorder prove``: the L1 order under the reordering unit, for every LD/ST schedule.
+"""``reorder prove`` on a kernel: the L1 order under the reordering unit, for every LD/ST schedule.
 
 With the unit, k-induction (lemmas proved before use) shows that the k-th
 request sent to L1 is the k-th of the static order, or that the unit never
-deadlocks at a barrier (``--check deadlock``).  Without it (``--no-unit``),
+deadlocks at a barrier (check ``deadlock``).  Without it (``no_unit``),
 BMC finds a schedule whose L1 order leaves the static order; the simulator
 replays it next to the schedule that delivers in the static order and
 compares their L1 misses.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from warpcheck.cli.reorder.streams import STREAM_CACHE, add_stream_options, run_streams, witness_folder
-from warpcheck.cli.options import at_most, output_file, positive_seconds
-from warpcheck.cli.reorder.verbs import add_kernel_options, run_analysis
-from warpcheck.verify.reorder.streams import STREAM_CHECKS
-from warpcheck.models.errors import ConfigError
+from warpcheck._reorder.launch import request_names, run_analysis, workload
+from warpcheck._reorder.options import ReorderProveOptions
+from warpcheck._reorder.stream_proof import witness_folder
 from warpcheck.models.files import atomic_write_text
 from warpcheck.models.reorder.l1 import L1Spec, parse_cache
-from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.models.reorder.order import static_order
-from warpcheck.sim.reorder.accesses import Analysis, blocks_of
-from warpcheck.sim.reorder.l1_replay import replay
-from warpcheck.sim.reorder.run import (Delivery, Lines, UnitRun, drain, l1_misses, longest_wait, random_schedule,
-                                       simulate)
-from warpcheck.verify.reorder.props import CHECKS, Monitored, prove, schedule_of
+from warpcheck.models.reorder.unit import ReorderUnit
+from warpcheck.sim.reorder.accesses import Analysis
+from warpcheck.sim.reorder.run import Delivery, Lines, UnitRun, drain, l1_misses, longest_wait, random_schedule, simulate
+from warpcheck.spec.reorder.l1_replay import replay
+from warpcheck.verify.reorder.props import Monitored, prove, schedule_of
 from warpcheck.verify.result import Result, Status
 
-MAX_WARPS, MAX_REQUESTS = 64, 256
 WITNESS_FORMAT = "warpcheck-reorder-witness"
 
 
-def workload(an: Analysis, filename: str = "", limit: bool = True) -> tuple[Workload, Lines]:
-    """The unit's workload and each request's (kind, lines), warps in global order."""
-    if an.undecided:
-        raise ConfigError(an.undecided[0].describe(filename or an.kernel.name))
-    linear = {b: i for i, b in enumerate(blocks_of(an.grid))}
-    epochs = tuple(tuple(a.epoch for a in w.accesses) for w in an.warps)
-    lines = tuple(tuple((a.kind, a.lines) for a in w.accesses) for w in an.warps)
-    total = sum(len(e) for e in epochs)
-    if total == 0 or limit and (len(epochs) > MAX_WARPS or total > MAX_REQUESTS):
-        raise ConfigError(f"kernel {an.kernel.name!r} has {len(epochs)} warps and {total} global requests; a proof "
-                          f"takes 1 to {MAX_REQUESTS} requests and at most {MAX_WARPS} warps (shrink the grid)")
-    return Workload(epochs, tuple(linear[w.block] for w in an.warps), lines), lines
-
-
-def request_names(an: Analysis, order: list[Delivery]) -> list[str]:
-    return [f"B{list(an.warps[w].block)}W{an.warps[w].warp}#{k}" for w, k in order]
-
-
-def _with_unit(a: argparse.Namespace, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
+def _with_unit(a: ReorderProveOptions, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
     r = prove(m, a.check, a.max_k, a.timeout)
     out = _result_json(r)
     out["all_sent_after"] = _non_vacuous(m)
@@ -90,7 +66,7 @@ def _exact_misses(m: Monitored, lines: Lines, spec: L1Spec, samples: int) -> dic
             "complete": complete, "exact": complete > 0 and simulated == {static.load_misses}}
 
 
-def _replay_fail(a: argparse.Namespace, an: Analysis, m: Monitored, schedule: list[Delivery]) -> dict:
+def _replay_fail(a: ReorderProveOptions, an: Analysis, m: Monitored, schedule: list[Delivery]) -> dict:
     run = drain(m.inner, schedule)
     sent = run.order
     stuck = len(sent) < len(m.order)
@@ -103,7 +79,7 @@ def _replay_fail(a: argparse.Namespace, an: Analysis, m: Monitored, schedule: li
     return out
 
 
-def _without_unit(a: argparse.Namespace, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
+def _without_unit(a: ReorderProveOptions, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
     r = prove(m, a.check, a.max_k, a.timeout, depth=a.depth)
     out = _result_json(r)
     if r.status is not Status.FAIL or r.trace is None:
@@ -146,32 +122,16 @@ def _deliveries(run: UnitRun) -> list[list[int]]:
     return [[t, w, k] for t, (w, k) in run.sent]
 
 
-def run_prove(a: argparse.Namespace, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """``reorder prove`` on parsed options: the JSON object of the verb (its ``status`` final), nothing printed."""
-    if a.streams is not None:
-        given = [n for n, v in (("KERNEL", a.kernel), ("--grid", a.grid), ("--block", a.block), ("--entry", a.entry),
-                                ("--param", a.param), ("--no-unit", a.no_unit)) if v]
-        if given:
-            raise ConfigError(f"--streams proves the unit for every stream, without a kernel; drop {', '.join(given)}")
-        a.check = a.check or "stream"
-        return run_streams(a)
-    missing = [n for n, v in (("KERNEL", a.kernel), ("--grid", a.grid), ("--block", a.block)) if not v]
-    if missing:
-        raise ConfigError(f"reorder prove needs {', '.join(missing)} (a kernel from analyze), or --streams N to "
-                          f"prove the unit for every stream")
-    if a.mutant is not None:
-        raise ConfigError("--mutant goes with --streams (the mutation suite proves mutants over every stream)")
-    a.check = a.check or "order"
-    if a.check not in CHECKS:
-        raise ConfigError(f"--check {a.check!r} is for --streams; on a kernel check one of: {', '.join(CHECKS)}")
-    a.cache = a.cache or "16K:4"
+def run_prove(a: ReorderProveOptions, progress: Callable[[str], None] | None = None,
+              folder: str | None = None) -> dict[str, Any]:
+    """``reorder prove`` on a kernel: the verb's JSON object (its ``status`` final), nothing printed.
+
+    A FAIL's witness goes to ``a.witness``, else into ``folder`` (None: a new temporary folder).
+    """
+    assert a.kernel is not None and a.cache is not None and a.check is not None  # the record settled them
     an = run_analysis(a)
     work, lines = workload(an, a.kernel)
-    if a.channel < 1:
-        raise ConfigError(f"--channel is {a.channel!r}; a channel holds at least one request")
     spec = parse_cache(a.cache, a.line_bytes, a.stores)
-    if a.no_unit and a.check in ("deadlock", "wait"):
-        raise ConfigError(f"--check {a.check} needs the unit; without it (--no-unit) check order or misses")
     expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order)], spec).load_misses
     unit = ReorderUnit(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None,
                        channel_lemmas=a.check == "wait")
@@ -188,20 +148,8 @@ def run_prove(a: argparse.Namespace, progress: Callable[[str], None] | None = No
     status = _final_status(out)
     out["status"] = status.value
     if "schedule" in out or "schedules" in out:
-        out["witness"] = _write_witness(a, out)
+        out["witness"] = _write_witness(a, out, folder)
     return out
-
-
-def _prove(a: argparse.Namespace) -> int:
-    from warpcheck._reorder import proof_of  # the API's function (imported here: it imports this module)
-
-    r = proof_of(a, None if a.json else _progress)
-    print(json.dumps(r.to_dict()) if a.json else r.report())
-    return r.code
-
-
-def _progress(msg: str) -> None:
-    print(f"  .. {msg}", file=sys.stderr, flush=True)
 
 
 def _final_status(out: dict) -> Status:
@@ -212,13 +160,14 @@ def _final_status(out: dict) -> Status:
     return status
 
 
-def _write_witness(a: argparse.Namespace, out: dict) -> str:
+def _write_witness(a: ReorderProveOptions, out: dict, folder: str | None) -> str:
     """Write the FAIL's schedules (LD/ST deliveries per cycle) with what is needed to rerun them."""
-    data = {"format": WITNESS_FORMAT, "version": 1, "kernel": a.kernel, "entry": out["kernel"], "grid": a.grid,
-            "block": a.block, "params": a.param or [], "line_bytes": a.line_bytes, "cache": a.cache,
+    data = {"format": WITNESS_FORMAT, "version": 1, "kernel": a.kernel, "entry": out["kernel"],
+            "grid": ",".join(map(str, a.grid)), "block": ",".join(map(str, a.block)),
+            "params": [f"{k}={v}" for k, v in a.param.items()], "line_bytes": a.line_bytes, "cache": a.cache,
             "stores": a.stores, "channel": a.channel, "order": a.order, "unit": out["unit"], "check": out["check"],
             "schedules": [out["schedule"]] if "schedule" in out else [s["schedule"] for s in out["schedules"]]}
-    path = Path(a.witness or f"{witness_folder(a)}/reorder-{out['kernel']}-{out['check']}"
+    path = Path(a.witness or f"{witness_folder(folder)}/reorder-{out['kernel']}-{out['check']}"
                 f"{'' if out['unit'] else '-nounit'}.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(data, indent=1) + "\n", "witness")
@@ -240,7 +189,7 @@ def report(out: dict) -> str:
         l1 = out["l1"]
         sim = (f"simulated under the unit ({l1['complete']} of {l1['schedules']} random schedules completed): "
                f"{l1['simulated_load_misses']}") if l1["complete"] else \
-            f"none of {l1['schedules']} random schedules completed (see --check deadlock)"
+            f"none of {l1['schedules']} random schedules completed (see the check deadlock)"
         lines.append(f"L1 {l1['size']} B {l1['ways']}-way: static replay {l1['load_misses']} load misses of "
                      f"{l1['loads']}; {sim}")
     if out["check"] == "misses":
@@ -256,54 +205,3 @@ def report(out: dict) -> str:
         lines.append(f"schedule {n}: L1 order {', '.join(s['order'])}; {s['load_misses']} load misses of "
                      f"{s['loads']} load lines")
     return "\n".join(lines)
-
-
-def register(sub) -> None:
-    """Add the verb ``reorder`` with its action ``prove``."""
-    fmt = argparse.RawDescriptionHelpFormatter
-    p = sub.add_parser("reorder", help="proofs about the load/store reordering unit", formatter_class=fmt,
-                       description="The warp-based load/store reordering unit in front of L1.")
-    acts = p.add_subparsers(dest="action", metavar="ACTION")
-    acts.required = True
-    q = acts.add_parser("prove", formatter_class=fmt, help="prove the L1 order is the static order",
-                        description="With the unit: prove (k-induction, proved lemmas) that for every LD/ST "
-                                    "schedule the k-th request sent to L1 is the k-th of the static order, or "
-                                    "(--check deadlock) that the unit never waits for a request held behind a "
-                                    "barrier.  Without it (--no-unit): find two schedules whose L1 orders differ "
-                                    "and replay them.",
-                        epilog="example:\n  warpcheck reorder prove --streams 3 --warps 2 --channel 2\n"
-                               "  warpcheck reorder prove --streams 3 --warps 2 --order barrier\n"
-                               "  warpcheck reorder prove examples/reorder/paper_example.ptx --grid 1,2,1 "
-                               "--block 16,4,1 --param in=0\n  warpcheck reorder prove examples/reorder/"
-                               "paper_example.ptx --grid 1,2,1 --block 16,4,1 --param in=0 --no-unit\n"
-                               "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR")
-    add_kernel_options(q, optional=True)
-    add_stream_options(q)
-    q.add_argument("--no-unit", action="store_true", help="requests go to L1 in arrival order")
-    q.add_argument("--check", choices=CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS),
-                   help="on a kernel: order (default): the L1 order is the static one; misses: the L1 load misses "
-                        "are those of the static order's LRU replay (the L1 of --cache in the model); deadlock: the "
-                        "unit never waits for a request held behind a barrier; wait: the static order's next request, "
-                        "once delivered, goes to L1 within channel - 1 cycles.  With --streams: stream (default: "
-                        "order, wait and misses together), order, wait (the next request waits at most channel - 1 "
-                        "cycles once delivered), misses")
-    q.add_argument("--channel", type=at_most(64), default=2, metavar="C",
-                   help="channel depth: requests a warp may have between its oldest unsent one and its newest "
-                        "(default 2)")
-    q.add_argument("--cache", metavar="SIZE:WAYS",
-                   help=f"the L1 for miss counts (default 16K:4 on a kernel, {STREAM_CACHE} with --streams)")
-    q.add_argument("--max-k", type=at_most(64), default=4, metavar="K", help="largest induction depth (default 4)")
-    q.add_argument("--depth", type=at_most(10_000), metavar="N",
-                   help="BMC depth without the unit (default: requests + 2); with --streams, the BMC depth after an "
-                        "inconclusive induction (default: every request of the bound + channel + 2)")
-    q.add_argument("--timeout", type=positive_seconds, default=300, metavar="S", help="wall-clock budget (default 300 s)")
-    q.add_argument("--samples", type=at_most(100_000), default=50, metavar="N",
-                   help="random schedules simulated for the miss counts (default 50)")
-    q.add_argument("--witness", metavar="PATH", type=output_file("warpcheck-out/witness.json"),
-                   help="where a FAIL's schedules go (default warpcheck-out/reorder-KERNEL-CHECK.json)")
-    q.set_defaults(func=_prove)
-    from warpcheck.cli.reorder import replay as reorder_replay
-    from warpcheck.cli.reorder import sim as reorder_sim
-
-    reorder_sim.add_action(acts)
-    reorder_replay.add_action(acts)

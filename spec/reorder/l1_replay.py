@@ -2,7 +2,7 @@
 
 Under the reordering unit the L1 sees the static order, so this replay is the
 exact L1 behaviour, not an estimate.  The replay is the reference's
-(``models.reorder.reference_l1``), which shares no code with the unit's L1
+(``spec.reorder.reference_l1``), which shares no code with the unit's L1
 (``models.reorder.l1``), set index included, so that the two check each other.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from warpcheck.models.reorder.reference_l1 import Geometry, lru_replay
+from warpcheck.spec.reorder.reference_l1 import Geometry, lru_replay
 
 L1Spec = Any  # the unit's L1 configuration (models.reorder.l1.L1Spec), read for its geometry only: not imported,
 # so that nothing of the unit's L1 (its set index above all) reaches the replay
