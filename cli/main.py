@@ -189,6 +189,8 @@ def _spelled(parser: argparse.ArgumentParser, args: argparse.Namespace, e: Optio
     if action is None:
         return str(e)
     given = getattr(args, e.option, e.value)
+    if given is None:  # an option left out that the run needs: name the flag alone
+        return e.spelled(_flag(action))
     shown = " ".join(map(str, given)) if isinstance(given, (list, tuple)) else given
     return e.spelled(f"{_flag(action)} {shown}")
 
