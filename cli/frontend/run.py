@@ -104,7 +104,7 @@ class ProveOutcome:
     def reference(self) -> str:
         """The name of the reference the property compares the design with."""
         if self.job.all_warps:
-            return f"{self.job.prop} eligibility view (models/frontend/reference.py)"
+            return f"{self.job.prop} eligibility view (spec/frontend/issue_reference.py)"
         return get_property(self.job.prop).checked(self.job.design or FrontEnd(self.job.config)).reference.name
 
     @property

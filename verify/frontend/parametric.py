@@ -16,7 +16,7 @@ eligibility agrees with the reference, so the issued warp equals the
 reference scheduler's.  Steps (2) and (3) are machine-checked one W at a
 time, so the result covers W = 1 .. min(max_w, max_proj) and says so; it
 never claims every W.  The reference eligibility is the independent one of
-``models/frontend/reference.py``.
+``spec/frontend/issue_reference.py``.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.design import FIELDS, FrontEnd
 from warpcheck.models.frontend.open_warp import OpenWarp
-from warpcheck.models.frontend.reference import OracleReference
+from warpcheck.spec.frontend.issue_reference import OracleReference
 from warpcheck.models.frontend.policies import POLICIES, PolicyContext
 from warpcheck.verify.engines import Deadline, kinduction
 from warpcheck.verify.result import Result, Status

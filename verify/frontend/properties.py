@@ -1,7 +1,7 @@
 """Named properties of the front end: the design's issue record equals an independent reference's.
 
 Each property pairs the design with a reference written apart from it
-(``models/frontend/reference.py``) and states, in every cycle, that the
+(``spec/frontend/issue_reference.py``) and states, in every cycle, that the
 issue records agree.  The reference never calls the design's functions.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from warpcheck.models.frontend.checked import Checked, Reference
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.design import FrontEnd
-from warpcheck.models.frontend.reference import REFERENCES
+from warpcheck.spec.frontend.issue_reference import REFERENCES
 
 
 @dataclass(frozen=True)
