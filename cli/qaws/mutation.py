@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from warpcheck.cli.frontend.run import ProveJob, prove_job
+from warpcheck._frontend.options import ProveOptions
+from warpcheck._frontend.proof import prove_run
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.qaws.mutants import MUTANTS
 from warpcheck.verify.mutation import Kill
@@ -27,9 +28,9 @@ def kill(name: str, out: Path, prop: str = "", timeout: float = 120.0) -> Kill:
     """Prove mutant ``name`` of QAWS on SWaS; a kill is a FAIL whose witness replays on the mutant."""
     m = MUTANTS[name]
     cfg = SMConfig(design="swas", issue_policy="qaws").with_(**dict(m.config))
-    job = ProveJob(cfg, prop, "auto", 0, timeout, str(out / f"{m.name}.json"), design=m.make(cfg))
+    job = ProveOptions(config=cfg, property=prop or None, timeout=timeout, witness=str(out / f"{m.name}.json"))
     t = time.monotonic()
-    o = prove_job(job)
+    o = prove_run(job, model=m.make(cfg))
     cycle = o.replays[0].first_violation if o.replays else None
     evidence = (f"{Path(o.witness_path).name}, violation at cycle {cycle} ({o.result.engine})" if o.witness_path
                 else o.result.label)
