@@ -6,8 +6,10 @@ them) and of the verbs' ``--help`` epilogs.  Each runs through
 ``warpcheck.cli.main.main([..., "--json"])`` and through the public function with
 the parsed options as keywords (``--t-fetch 3`` is ``t_fetch=3``); the two
 JSON objects must agree field by field, but for what varies run to run:
-``seconds``, the witness's path (a script's goes to a temporary folder) and the
-folder of exported files (a script gets the texts unless it names ``out``).
+```seconds``, the witness's path (a script's goes to a temporary folder), the
+folder of exported files (a script gets the texts unless it names ``out``), and
+``engine`` and ``message`` (the auto engine races k-induction, BMC and random
+runs in three processes: which of them answers first depends on the load).
 """
 from __future__ import annotations
 
@@ -44,6 +46,11 @@ SKIPPED = {
     "warpcheck simulate psort --engine native -W 8": "compiles with numba (warpcheck[fast]) for minutes",
     "warpcheck simulate --list": "lists the built-in workloads; no function (nothing is run)",
     "warpcheck prove --warps 0": "a refusal (tested below)",
+    "warpcheck run examples/jobs/swas-vs-baseline.toml": "four proofs at W = 4: about 30 s a run (a smaller job below)",
+    "warpcheck prove --design swas --policy gtlrr --warps 8": "about 15 s a run",
+    "warpcheck prove --design swas --policy qaws --warps 4 --kernel-of-warp 0,0,1,1 --budgets 1,4 --launches 0,2":
+        "about 11 s a run",
+    "warpcheck prove --design swas --policy qaws --warps 4 --kernel-of-warp 0,0,1,1 --budgets 1,4": "about 11 s a run",
     "warpcheck simulate psort --memory 0.01 --json": "an out-of-memory stop (tested in test_contract_*)",
 }
 SLOW_PREFIXES = ("warpcheck simulate --kernels",  # the qaws domain's multi-kernel runs
@@ -103,10 +110,13 @@ def _comparable(data: Any, verb: str) -> Any:
     """The JSON without what varies run to run: seconds, witness paths, the exported files' folder."""
     if isinstance(data, dict):
         return {k: (_files(v) if k == "files" and verb == "export" else _comparable(v, verb))
-                for k, v in data.items() if k not in ("seconds", "witness")}
+                for k, v in data.items() if k not in VARYING}
     if isinstance(data, list):
         return [_comparable(v, verb) for v in data]
     return data
+
+
+VARYING = {"seconds", "witness", "engine", "message"}
 
 
 def _files(paths: list[str]) -> list[str]:
@@ -138,6 +148,33 @@ def test_the_verb_and_the_function_give_the_same_json(command, workdir):
     result = _call(verb, keywords)
     assert result.code == code
     assert _comparable(result.to_dict(), verb) == _comparable(by_verb, verb)
+
+
+JOB = """[defaults]
+warps = 2
+
+[[task]]
+name = "swas"
+design = "swas"
+engine = "kind"
+expect = "pass"
+
+[[task]]
+name = "baseline"
+design = "baseline"
+fetch = "lrr"
+issue = "gtlrr"
+engine = "bmc"
+expect = "fail"
+"""
+
+
+def test_a_job_file_gives_the_same_json_through_run_and_run_job(workdir):
+    (workdir / "job.toml").write_text(JOB)
+    code, by_verb = _verb_json(["run", "job.toml", "--out", "out"])
+    result = warpcheck.run_job("job.toml", out="out")
+    assert code == result.code == 0 and by_verb["as_expected"]
+    assert _comparable(result.to_dict(), "run") == _comparable(by_verb, "run")
 
 
 def test_a_bad_keyword_names_the_keyword():
