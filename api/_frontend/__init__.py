@@ -211,7 +211,8 @@ def simulate_options(o: SimulateOptions, progress: Progress = None) -> Simulatio
     """:func:`simulate` on a record already built (the verb's path)."""
     names = list(o.workloads)
     if not names:
-        raise ConfigError("no workload given; name one (see --list), 'all', or a workload TOML file")
+        raise ConfigError("no workload given; name a built-in one (e.g. 'psort'; the command line lists them with "
+                          "--list), 'all', or a workload TOML file")
     if "all" in names:
         names = [n for n in names if n != "all"] + list(BUILTIN)
     base = o.sm

@@ -32,7 +32,7 @@ def _task(raw: dict[str, Any], defaults: dict[str, Any], where: str, out: str) -
         raise InputFileError(f"{where}: every [[task]] needs a name (a non-empty string)")
     if (Path(name).name != name or name.startswith(".") or "\\" in name or len(name) > MAX_TASK_NAME
             or any(ord(ch) < 32 for ch in name)):
-        raise InputFileError(f"{where}: task name {name!r} is not allowed; it names the witness file in --out, "
+        raise InputFileError(f"{where}: task name {name!r} is not allowed; it names the witness file in the out folder, "
                              "so use letters, digits, '-' and '_' (no '/', no leading '.')")
     if task.expect not in EXPECT:
         raise InputFileError(f"{where}: task {name!r}: expect = {task.expect!r}; allowed: \"pass\" or \"fail\"")
