@@ -4,7 +4,8 @@ The public API, for scripts and notebooks (the ``warpcheck`` command is a thin
 layer over the same functions):
 
 - :func:`prove` a front-end property of a design and policy, for every input;
-  :func:`replay` a witness cycle by cycle; :func:`simulate` workloads;
+  :func:`replay` a witness cycle by cycle; :func:`simulate` workloads; :func:`demo`;
+  :func:`run_job` a job file of proof tasks;
 - :func:`makespan`: the exact worst-case makespan of a group of warps;
 - :func:`qaws_wcrt`, :func:`qaws_inversion`, :func:`qaws_switches`: worst cases of
   two kernels under QAWS, GTO and LRR; :func:`simulate_kernels`: several kernels run on one SM;
@@ -33,10 +34,12 @@ except PackageNotFoundError:  # run from a source tree that was never installed
 
 # public name -> the private module that defines it
 _HOME = {
-    "prove": "_frontend", "replay": "_frontend", "simulate": "_frontend", "ProofResult": "_frontend",
-    "ReplayResult": "_frontend", "SimulationResult": "_frontend",
+    "prove": "_frontend", "replay": "_frontend", "simulate": "_frontend", "demo": "_frontend", "run_job": "_frontend",
+    "ProofResult": "_frontend", "ReplayResult": "_frontend", "SimulationResult": "_frontend", "DemoResult": "_frontend",
+    "RunResult": "_frontend", "ExportResult": "_frontend", "ProveOptions": "_frontend", "ReplayOptions": "_frontend",
+    "SimulateOptions": "_frontend", "DemoOptions": "_frontend", "RunOptions": "_frontend", "ExportOptions": "_frontend",
     "makespan": "_makespan", "MakespanResult": "_makespan",
-    "export": "_export",
+    "export": "_frontend",
     "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "simulate_kernels": "_qaws",
     "QawsResult": "_qaws", "QawsWcrtResult": "_qaws", "QawsInversionResult": "_qaws", "QawsSwitchesResult": "_qaws",
     "KernelRunsResult": "_qaws", "QawsWcrtOptions": "_qaws", "QawsInversionOptions": "_qaws",
@@ -54,8 +57,9 @@ __all__ = ["__version__", *_HOME]
 
 if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the names load lazily
     from warpcheck._errors import ConfigError, InputFileError, KitError, WarpcheckError
-    from warpcheck._export import export
-    from warpcheck._frontend import ProofResult, ReplayResult, SimulationResult, prove, replay, simulate
+    from warpcheck._frontend import (DemoOptions, DemoResult, ExportOptions, ExportResult, ProofResult, ProveOptions,
+                                     ReplayOptions, ReplayResult, RunOptions, RunResult, SimulateOptions,
+                                     SimulationResult, demo, export, prove, replay, run_job, simulate)
     from warpcheck._kernels import (CfgOptions, CfgResult, KernelResult, RunTimeoutError, SimtOptions, SimtResult,
                                     WcetOptions, WcetResult, cfg, simt, wcet)
     from warpcheck._makespan import MakespanResult, makespan

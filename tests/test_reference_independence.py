@@ -23,11 +23,11 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     # domain: (design modules, reference modules)
     "frontend": (["models.frontend.design", "models.frontend.policies", "models.frontend.oracles",
                   "models.frontend.open_warp"],
-                 ["models.frontend.reference", "models.frontend.reference_policies", "models.frontend.reference_ghost"]),
+                 ["spec.frontend.issue_reference", "spec.frontend.priority_lists", "spec.frontend.ghost"]),
     # QAWS: the policy (Alg. 1 as rules) and the front end that runs it; the reference QAWS, the analysis
     # machine and the oracle, and the switch monitor's reading of which kernel is K1
     "qaws": (["models.frontend.policies", "models.frontend.design", "models.qaws.mutants"],
-             ["models.frontend.reference_policies", "models.frontend.reference", "models.frontend.reference_ghost",
+             ["spec.frontend.priority_lists", "spec.frontend.issue_reference", "spec.frontend.ghost",
               "spec.qaws.kernel_roles"]),
     # the searches and the design's transform, vs the certificate checker and the reference enumeration;
     # the PTX roles (ptx_units over the opcode table and the PTX parser) vs the reference's own reading of PTX

@@ -4,16 +4,15 @@
 default property (``exact``: the issue record, and QAWS's exported group and counts, equal the
 analysis machine's); a mutant that needs a late launch adds ``--launches``.
 
-The proof run is the frontend's ``prove_job`` (a ``ProveJob`` with the mutant as its design), which
-still lives in ``cli/frontend/run.py`` until the frontend domain moves it into the library: this is
-the one import of the command line left in QAWS's part of the library (``NOT_YET_MOVED``).
+The proof run is the front end's ``prove_run`` with the mutant as its model.
 """
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from warpcheck.cli.frontend.run import ProveJob, prove_job
+from warpcheck._frontend.options import ProveOptions
+from warpcheck._frontend.proof import prove_run
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.qaws.mutants import MUTANTS
 from warpcheck.verify.mutation import Kill
@@ -31,9 +30,9 @@ def kill(name: str, out: Path, prop: str = "", timeout: float = 120.0) -> Kill:
     """Prove mutant ``name`` of QAWS on SWaS; a kill is a FAIL whose witness replays on the mutant."""
     m = MUTANTS[name]
     cfg = SMConfig(design="swas", issue_policy="qaws").with_(**dict(m.config))
-    job = ProveJob(cfg, prop, "auto", 0, timeout, str(out / f"{m.name}.json"), design=m.make(cfg))
+    job = ProveOptions(config=cfg, property=prop or None, timeout=timeout, witness=str(out / f"{m.name}.json"))
     t = time.monotonic()
-    o = prove_job(job)
+    o = prove_run(job, model=m.make(cfg))
     cycle = o.replays[0].first_violation if o.replays else None
     evidence = (f"{Path(o.witness_path).name}, violation at cycle {cycle} ({o.result.engine})" if o.witness_path
                 else o.result.label)

@@ -26,8 +26,8 @@ from typing import Any, Callable, Mapping
 
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.kernels.kernel import CLASS_INDEX, CLASSES
-from warpcheck.models.frontend.reference_ghost import LaunchClock, Windows
-from warpcheck.models.frontend.reference_policies import RefPolicy, ref_policy
+from warpcheck.spec.frontend.ghost import LaunchClock, Windows
+from warpcheck.spec.frontend.priority_lists import RefPolicy, ref_policy
 from warpcheck.models.ts import State, Var
 
 NOP, BRANCH, EXIT = CLASS_INDEX["nop"], CLASS_INDEX["branch"], CLASS_INDEX["exit"]
