@@ -4,10 +4,11 @@ The public API, for scripts and notebooks (the ``warpcheck`` command is a thin
 layer over the same functions):
 
 - :func:`prove` a front-end property of a design and policy, for every input;
-  :func:`replay` a witness cycle by cycle; :func:`simulate` workloads;
+  :func:`replay` a witness cycle by cycle; :func:`simulate` workloads; :func:`demo`;
+  :func:`run_job` a job file of proof tasks;
 - :func:`makespan`: the exact worst-case makespan of a group of warps;
 - :func:`qaws_wcrt`, :func:`qaws_inversion`, :func:`qaws_switches`: worst cases of
-  two kernels under QAWS, GTO and LRR;
+  two kernels under QAWS, GTO and LRR; :func:`simulate_kernels`: several kernels run on one SM;
 - :func:`analyze` a kernel's loads and stores; :func:`reorder_prove`,
   :func:`reorder_replay`, :func:`reorder_simulate`: the load/store reordering unit;
 - :func:`cfg` (the warp-level CFG), :func:`wcet` (its IPET bound), :func:`simt`
@@ -33,15 +34,22 @@ except PackageNotFoundError:  # run from a source tree that was never installed
 
 # public name -> the private module that defines it
 _HOME = {
-    "prove": "_frontend", "replay": "_frontend", "simulate": "_frontend", "ProofResult": "_frontend",
-    "ReplayResult": "_frontend", "SimulationResult": "_frontend",
+    "prove": "_frontend", "replay": "_frontend", "simulate": "_frontend", "demo": "_frontend", "run_job": "_frontend",
+    "ProofResult": "_frontend", "ReplayResult": "_frontend", "SimulationResult": "_frontend", "DemoResult": "_frontend",
+    "RunResult": "_frontend", "ExportResult": "_frontend", "ProveOptions": "_frontend", "ReplayOptions": "_frontend",
+    "SimulateOptions": "_frontend", "DemoOptions": "_frontend", "RunOptions": "_frontend", "ExportOptions": "_frontend",
     "makespan": "_makespan", "MakespanResult": "_makespan",
-    "export": "_export",
-    "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "QawsResult": "_qaws",
+    "export": "_frontend",
+    "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "simulate_kernels": "_qaws",
+    "QawsResult": "_qaws", "QawsWcrtResult": "_qaws", "QawsInversionResult": "_qaws", "QawsSwitchesResult": "_qaws",
+    "KernelRunsResult": "_qaws", "QawsWcrtOptions": "_qaws", "QawsInversionOptions": "_qaws",
+    "QawsSwitchesOptions": "_qaws", "SimulateKernelsOptions": "_qaws",
     "analyze": "_reorder", "reorder_prove": "_reorder", "reorder_replay": "_reorder", "reorder_simulate": "_reorder",
-    "AnalysisResult": "_reorder", "ReorderResult": "_reorder",
+    "AnalysisResult": "_reorder", "ReorderResult": "_reorder", "AnalyzeOptions": "_reorder",
+    "ReorderProveOptions": "_reorder", "ReorderReplayOptions": "_reorder", "ReorderSimulateOptions": "_reorder",
     "cfg": "_kernels", "wcet": "_kernels", "simt": "_kernels", "KernelResult": "_kernels", "CfgResult": "_kernels",
-    "WcetResult": "_kernels", "SimtResult": "_kernels", "RunTimeoutError": "_kernels",
+    "WcetResult": "_kernels", "SimtResult": "_kernels", "RunTimeoutError": "_kernels", "CfgOptions": "_kernels",
+    "WcetOptions": "_kernels", "SimtOptions": "_kernels",
     "UserPolicy": "_policy", "register_policy": "_policy", "unregister_policy": "_policy",
     "WarpcheckError": "_errors", "ConfigError": "_errors", "InputFileError": "_errors", "KitError": "_errors",
 }
@@ -49,14 +57,18 @@ __all__ = ["__version__", *_HOME]
 
 if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the names load lazily
     from warpcheck._errors import ConfigError, InputFileError, KitError, WarpcheckError
-    from warpcheck._export import export
-    from warpcheck._frontend import ProofResult, ReplayResult, SimulationResult, prove, replay, simulate
-    from warpcheck._kernels import (CfgResult, KernelResult, RunTimeoutError, SimtResult, WcetResult, cfg, simt,
-                                    wcet)
+    from warpcheck._frontend import (DemoOptions, DemoResult, ExportOptions, ExportResult, ProofResult, ProveOptions,
+                                     ReplayOptions, ReplayResult, RunOptions, RunResult, SimulateOptions,
+                                     SimulationResult, demo, export, prove, replay, run_job, simulate)
+    from warpcheck._kernels import (CfgOptions, CfgResult, KernelResult, RunTimeoutError, SimtOptions, SimtResult,
+                                    WcetOptions, WcetResult, cfg, simt, wcet)
     from warpcheck._makespan import MakespanResult, makespan
     from warpcheck._policy import UserPolicy, register_policy, unregister_policy
-    from warpcheck._qaws import QawsResult, qaws_inversion, qaws_switches, qaws_wcrt
-    from warpcheck._reorder import (AnalysisResult, ReorderResult, analyze, reorder_prove, reorder_replay,
+    from warpcheck._qaws import (KernelRunsResult, QawsInversionOptions, QawsInversionResult, QawsResult,
+                                 QawsSwitchesOptions, QawsSwitchesResult, QawsWcrtOptions, QawsWcrtResult,
+                                 SimulateKernelsOptions, qaws_inversion, qaws_switches, qaws_wcrt, simulate_kernels)
+    from warpcheck._reorder import (AnalysisResult, AnalyzeOptions, ReorderProveOptions, ReorderReplayOptions,
+                                    ReorderResult, ReorderSimulateOptions, analyze, reorder_prove, reorder_replay,
                                     reorder_simulate)
 
 

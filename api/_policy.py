@@ -25,7 +25,7 @@ from warpcheck.encodings.concrete import ConcreteAlgebra
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.config import POLICY_ALIASES
 from warpcheck.models.frontend.policies import POLICIES, Field, Policy
-from warpcheck.models.frontend.reference_policies import USER_REFERENCES
+from warpcheck.spec.frontend.priority_lists import USER_REFERENCES
 
 StateSpec = Mapping[str, tuple[int, int, int]]
 Choose = Callable[[Any, Mapping[str, Any], Sequence[Any]], Any]

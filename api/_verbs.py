@@ -25,6 +25,8 @@ class Verb:
     runner: str  # runner(options, progress=None) -> a result with to_dict() and code
     positional: tuple[str, ...] = ()  # fields filled, in order, by the sweep file's `arguments`
     many: bool = False  # the one positional field takes a list (simulate's WORKLOAD ...)
+    progress: bool = True  # the runner takes progress=
+    switch: tuple[str, str] | None = None  # (option, verb): with that option given, the other verb runs
 
     def options_type(self) -> type:
         """The verb's options record (a frozen dataclass)."""
@@ -34,23 +36,54 @@ class Verb:
         """Run one record within its ``timeout`` and ``memory``; the result's ``to_dict()`` is the verb's ``--json``."""
         runner = getattr(importlib.import_module(self.home), self.runner)
         with bounded(getattr(options, "timeout", None), getattr(options, "memory", None)):
-            return runner(options, progress=progress)
+            return runner(options, progress=progress) if self.progress else runner(options)
 
 
-VERBS: dict[str, Verb] = {}
+_F, _K, _R, _Q, _M = "warpcheck._frontend", "warpcheck._kernels", "warpcheck._reorder", "warpcheck._qaws", \
+    "warpcheck._makespan"
+VERBS: dict[str, Verb] = {v.name: v for v in [
+    Verb("prove", _F, "ProveOptions", "prove_options"),
+    Verb("replay", _F, "ReplayOptions", "replay_options", ("witness",), progress=False),
+    Verb("simulate", _F, "SimulateOptions", "simulate_options", ("workloads",), many=True,
+         switch=("kernels", "simulate --kernels")),
+    Verb("simulate --kernels", _Q, "SimulateKernelsOptions", "kernel_runs_of", progress=False),
+    Verb("demo", _F, "DemoOptions", "demo_options"),
+    Verb("run", _F, "RunOptions", "run_options", ("job",)),
+    Verb("export", _F, "ExportOptions", "export_options", progress=False),
+    Verb("makespan", _M, "MakespanOptions", "makespan_options", ("kernel",)),
+    Verb("cfg", _K, "CfgOptions", "run_cfg", ("kernel",)),
+    Verb("wcet", _K, "WcetOptions", "run_wcet", ("kernel",)),
+    Verb("simt", _K, "SimtOptions", "run_simt", ("kernel",), progress=False),
+    Verb("analyze", _R, "AnalyzeOptions", "analysis_of", ("kernel",), progress=False),
+    Verb("reorder prove", _R, "ReorderProveOptions", "proof_of", ("kernel",)),
+    Verb("reorder replay", _R, "ReorderReplayOptions", "replay_of", ("witness",), progress=False),
+    Verb("reorder simulate", _R, "ReorderSimulateOptions", "simulation_of", ("kernel",), progress=False),
+    Verb("qaws wcrt", _Q, "QawsWcrtOptions", "wcrt_of"),
+    Verb("qaws inversion", _Q, "QawsInversionOptions", "inversion_of", progress=False),
+    Verb("qaws switches", _Q, "QawsSwitchesOptions", "switches_of", progress=False),
+]}
 
 
 def verb(name: str) -> Verb:
     """The verb named ``name`` (two words for the verbs with actions: ``"reorder prove"``)."""
     if name not in VERBS:
-        raise ConfigError(f"verb {name!r} is not one of {', '.join(VERBS)}")
+        runnable = ", ".join(n for n in VERBS if " --" not in n)
+        raise ConfigError(f"verb {name!r} is not a verb a sweep runs; choose one of {runnable}")
     return VERBS[name]
+
+
+def chosen(name: str, params: Mapping[str, Any]) -> Verb:
+    """The verb that runs ``name`` with ``params``: ``simulate`` with ``kernels`` is the kernel-pair simulation."""
+    v = verb(name)
+    if v.switch is not None and params.get(v.switch[0]) is not None:
+        return VERBS[v.switch[1]]
+    return v
 
 
 def options_of(name: str, arguments: Sequence[str], params: Mapping[str, Any]) -> Any:
     """The record of verb ``name`` from positional ``arguments`` and named ``params`` (dashes as underscores)."""
-    v = verb(name)
     given = {k.replace("-", "_"): value for k, value in params.items()}
+    v = chosen(name, given)
     if v.many:
         given[v.positional[0]] = list(arguments)
     else:
@@ -58,7 +91,7 @@ def options_of(name: str, arguments: Sequence[str], params: Mapping[str, Any]) -
             raise ConfigError(f"{name}: {len(arguments)} positional argument(s) given, it takes "
                               f"{len(v.positional)} ({', '.join(v.positional) or 'none'})")
         given.update(zip(v.positional, arguments))
-    return build(v.options_type(), name, given)
+    return build(v.options_type(), v.name, given)
 
 
 def field_names(name: str) -> list[str]:

@@ -154,7 +154,7 @@ def module(lines: int = 15000, entries: int = 134) -> str:
 
 def measure(path: Path) -> None:
     """Print the parse time, then each entry's wall time as ``wcet --all-entries`` spends it (parse cached)."""
-    from warpcheck.cli.kernels.verbs import entry_names, load_kernel, one_parse_per_file
+    from warpcheck._kernels.loaders import entry_names, load_kernel, one_parse_per_file
     from warpcheck.encodings.kernels.ipet import wcet
     from warpcheck.models.kernels.warp_cfg import build_warp_cfg
 

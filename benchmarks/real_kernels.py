@@ -31,7 +31,7 @@ from warpcheck.models.files import read_text
 from warpcheck.models.kernels.ptx import parse_ptx_module
 from warpcheck.models.kernels.warp_cfg import WarpCFG, build_warp_cfg
 from warpcheck.sim.kernels.simt import run_warp
-from warpcheck.sim.kernels.thread_ops import WarpInputs
+from warpcheck.spec.kernels.thread_ops import WarpInputs
 
 
 def random_inputs(kernel: Kernel, rng: random.Random, loop_bound: int) -> WarpInputs:

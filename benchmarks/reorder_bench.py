@@ -18,16 +18,14 @@ import statistics
 import time
 from pathlib import Path
 
-from warpcheck.cli.kernels.verbs import load_kernel
-from warpcheck.cli.reorder.prove import MAX_REQUESTS, MAX_WARPS, workload
-from warpcheck.cli.reorder.sim import compare
-from warpcheck.cli.reorder.verbs import parse_params
+from warpcheck._reorder.launch import MAX_REQUESTS, MAX_WARPS, run_analysis, workload
+from warpcheck._reorder.options import LaunchOptions
+from warpcheck._reorder.simulate import compare
 from warpcheck.models.kernels.cfg import CostModel
 from warpcheck.models.reorder.l1 import L1Spec
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.models.reorder.order import static_order
-from warpcheck.sim.reorder.accesses import analyze
-from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.spec.reorder.l1_replay import replay
 from warpcheck.sim.reorder.timing import Timing
 from warpcheck.verify.reorder.props import Monitored, prove
 
@@ -53,8 +51,7 @@ TABLE_2 = [L1Spec(16 * 1024, 4), L1Spec(32 * 1024, 8), L1Spec(64 * 1024, 16)]
 def one(case, seeds: int, jitter: int) -> list:
     """One row of the table."""
     path, grid, block, params = case
-    kernel = load_kernel(str(ROOT / path))
-    an = analyze(kernel, grid, block, parse_params([f"{k}={v}" for k, v in params.items()], kernel))
+    an = run_analysis(LaunchOptions(kernel=str(ROOT / path), grid=grid, block=block, param=params))
     work, lines = workload(an, path, limit=False)
     order = static_order(work.epochs)
     rates = [replay([lines[w][k] for w, k in order], spec).miss_rate for spec in TABLE_2]

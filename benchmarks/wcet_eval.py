@@ -25,7 +25,7 @@ from warpcheck.models.kernels.ptx import parse_ptx
 from warpcheck.models.kernels.sass import parse_sass
 from warpcheck.models.kernels.warp_cfg import build_warp_cfg
 from warpcheck.sim.kernels.simt import run_warp
-from warpcheck.sim.kernels.thread_ops import WarpInputs
+from warpcheck.spec.kernels.thread_ops import WarpInputs
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "examples" / "kernels").glob("*.ptx")) + sorted((ROOT / "examples" / "sass").glob("*.sass"))

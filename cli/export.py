@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import Any
 
-from warpcheck._export import FORMATS, export
-from warpcheck.cli.frontend.verbs import add_config_options, config_from_args
-from warpcheck.cli.options import OUTPUT_FOLDER, at_least
-from warpcheck.models.files import atomic_write_text
+from warpcheck._frontend import ExportOptions, export_options
+from warpcheck._frontend.options import EXPORT_FORMATS
+from warpcheck.cli.frontend.verbs import add_config_options, note_qaws, show
+from warpcheck.cli.options import output_folder, positive_seconds, record_from_args
 from warpcheck.verify.frontend.properties import PROPERTIES
 
 EPILOG = """examples:
@@ -25,27 +23,27 @@ exit codes: 0 written, 2 bad input"""
 
 def register(sub: Any) -> None:
     """Add the ``export`` verb."""
+    E = ExportOptions
     p = sub.add_parser("export", help="write a proof problem as SMT-LIB2 scripts or a BTOR2 model",
                        description="Write the proof problem of a prove configuration for other checkers.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("--format", required=True, choices=EXPORT_FORMATS)
     add_config_options(p)
     p.add_argument("--property", choices=list(PROPERTIES), help="default: exact for swas, oracle for the baseline")
-    p.add_argument("--depth", type=at_least(1), metavar="D", help="smt2: the BMC depth (default: prove's horizon)")
-    p.add_argument("--k", type=at_least(1), default=1, metavar="K", help="smt2: the induction depth (default 1)")
-    p.add_argument("--no-lemmas", action="store_true", help="smt2: no proved lemmas in the induction scripts")
-    p.add_argument("--out", default="warpcheck-out", metavar="DIR", type=OUTPUT_FOLDER, help="folder for the files (default warpcheck-out)")
+    p.add_argument("--depth", type=int, metavar="D", help="smt2: the BMC depth (default: prove's horizon)")
+    p.add_argument("--k", type=int, metavar="K", help=f"smt2: the induction depth (default {E.k})")
+    p.add_argument("--no-lemmas", action="store_true", default=None,
+                   help="smt2: no proved lemmas in the induction scripts")
+    p.add_argument("--out", metavar="DIR", type=output_folder(E.out), help=f"folder for the files (default {E.out})")
+    p.add_argument("--timeout", type=positive_seconds, default=E.timeout, metavar="S",
+                   help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {E.timeout:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_export)
 
 
 def _export(a: argparse.Namespace) -> int:
-    files = export(a.format, property=a.property, depth=a.depth or 0, k=a.k, lemmas=not a.no_lemmas,
-                   config=config_from_args(a))
-    paths = []
-    for name, text in files.items():
-        path = Path(a.out) / name
-        atomic_write_text(str(path), text, "--out")
-        paths.append(str(path))
-    print(json.dumps({"status": "OK", "files": paths}) if a.json else "\n".join(paths))
-    return 0
+    options = record_from_args(ExportOptions, a)
+    note_qaws(options.sm)
+    r = export_options(options)
+    show(r, a.json)
+    return r.code

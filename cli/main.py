@@ -132,21 +132,21 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
     bad = guard.finite_numbers(vars(args))
     if bad:
         raise _BadOption(f"{bad} is not allowed; give a finite number")
-    actions = [a for a in verb_actions(parser, args) if isinstance(a.type, PathOption)]
-    taken = _input_paths(args, [a for a in actions if a.type.role == "input"])
-    for a in actions:
-        if a.type.role == "input":
+    files = [(a, a.type) for a in verb_actions(parser, args) if isinstance(a.type, PathOption)]
+    taken = _input_paths(args, [a for a, kind in files if kind.role == "input"])
+    for a, kind in files:
+        if kind.role == "input":
             continue
         given, name = getattr(args, a.dest, None), _flag(a)
         if given is not None and not str(given).strip():
             raise _BadOption(f"{name} is empty; give a path, or leave the option out for the default")
-        path = given or a.type.fallback
+        path = given or kind.fallback
         if path is None:
             continue
         real = os.path.realpath(path)
         if real in taken:
             raise _BadOption(f"{name} {path} is also {taken[real]}; give another path, it would be overwritten")
-        check_writable(path, name, folder=a.type.role == "folder")
+        check_writable(path, name, folder=kind.role == "folder")
         taken[real] = f"the path of {name}"
 
 
@@ -189,6 +189,8 @@ def _spelled(parser: argparse.ArgumentParser, args: argparse.Namespace, e: Optio
     if action is None:
         return str(e)
     given = getattr(args, e.option, e.value)
+    if given is None:  # an option left out that the run needs: name the flag alone
+        return e.spelled(_flag(action))
     shown = " ".join(map(str, given)) if isinstance(given, (list, tuple)) else given
     return e.spelled(f"{_flag(action)} {shown}")
 

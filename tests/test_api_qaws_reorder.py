@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import runpy
 from pathlib import Path
 
@@ -75,7 +74,7 @@ def test_qaws_wcrt_is_the_verbs_and_agrees_with_enumeration(capsys):
 
 def test_a_wcrt_the_simulator_does_not_replay_is_an_error_of_the_kit(monkeypatch):
     """Mutant of the cross-check: a simulator that finishes K2 one cycle late must turn the PASS into ERROR (5)."""
-    import warpcheck._qaws as q
+    import warpcheck._qaws.searches as q
 
     real = q.replay
 
@@ -101,30 +100,39 @@ def test_qaws_inversion_and_switches_are_the_verbs(capsys):
 
 
 @pytest.mark.parametrize("call, argv", [
-    (lambda: warpcheck.qaws_wcrt(budgets={"K3": 2}), ["qaws", "wcrt", "--budget", "K3=2"]),
-    (lambda: warpcheck.qaws_inversion("fifo"), ["qaws", "inversion", "--policy", "fifo"]),
-    (lambda: warpcheck.qaws_switches(budgets={"K1": 4, "K2": 2}), ["qaws", "switches", "--budget", "K1=4",
-                                                                   "--budget", "K2=2"]),
     (lambda: warpcheck.analyze(PAPER, grid=(1, 2, 1), block=(16, 4, 1)), ["analyze", PAPER, "--grid", "1,2,1",
                                                                            "--block", "16,4,1"]),
-    (lambda: warpcheck.reorder_prove(PAPER, **KERNEL, unit=False, check="wait"),
-     ["reorder", "prove", PAPER, *LAUNCH, "--no-unit", "--check", "wait"]),
-    (lambda: warpcheck.reorder_prove(streams=2, check="deadlock"), ["reorder", "prove", "--streams", "2", "--check",
-                                                                    "deadlock"]),
     (lambda: warpcheck.reorder_replay(PAPER), ["reorder", "replay", PAPER]),
 ])
 def test_bad_input_raises_the_verbs_one_line(capsys, call, argv):
     same_refusal(capsys, call, argv)
 
 
+@pytest.mark.parametrize("call, argv, keyword, flag", [
+    (lambda: warpcheck.reorder_prove(PAPER, **KERNEL, unit=False, check="wait"),
+     ["reorder", "prove", PAPER, *LAUNCH, "--no-unit", "--check", "wait"], "check='wait'", "--check wait"),
+    (lambda: warpcheck.reorder_prove(streams=2, check="deadlock"),
+     ["reorder", "prove", "--streams", "2", "--check", "deadlock"], "check='deadlock'", "--check deadlock"),
+    (lambda: warpcheck.analyze(PAPER, **KERNEL, line_bytes=-1), ["analyze", PAPER, *LAUNCH, "--line-bytes", "-1"],
+     "line_bytes=-1", "--line-bytes -1"),
+])
+def test_a_bad_option_is_one_problem_named_as_the_caller_wrote_it(capsys, call, argv, keyword, flag):
+    """The function names the keyword, the verb the flag; the problem text and the class are the same."""
+    with pytest.raises(warpcheck.ConfigError) as e:
+        call()
+    capsys.readouterr()
+    assert str(e.value).startswith(f"{keyword}: ") and main(argv) == 2
+    assert capsys.readouterr().err.strip().endswith(f"error: {flag}: {str(e.value).removeprefix(keyword + ': ')}")
+
+
 def test_keywords_are_checked_as_the_options_are():
-    with pytest.raises(warpcheck.ConfigError, match=r"^argument --streams: 99 is above the ceiling of 8$"):
+    with pytest.raises(warpcheck.ConfigError, match=r"^streams=99: above the ceiling of 8$"):
         warpcheck.reorder_prove(streams=99)
-    with pytest.raises(warpcheck.ConfigError, match=r"^argument --warps: '1,2,3' is not two warp counts"):
-        warpcheck.qaws_wcrt(warps=(1, 2, 3))
-    with pytest.raises(warpcheck.ConfigError, match=r"^give grid=, block= "):
+    with pytest.raises(warpcheck.ConfigError, match=r"^warps=\(1, 2, 3\): not two warp counts"):
+        warpcheck.qaws_wcrt(warps=(1, 2, 3))  # the keyword, not the flag (tests/test_one_path_qaws.py: both)
+    with pytest.raises(warpcheck.ConfigError, match=r"^reorder prove needs grid, block \(a PTX file and its launch\)"):
         warpcheck.reorder_prove(PAPER)
-    with pytest.raises(warpcheck.ConfigError, match=r"^argument --order: invalid choice: 'fifo'"):
+    with pytest.raises(warpcheck.ConfigError, match=r"^order='fifo': not one of round, barrier"):
         warpcheck.analyze(PAPER, **KERNEL, order="fifo")
 
 

@@ -52,10 +52,10 @@ def test_replay_text_shows_both_designs_side_by_side(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["prove", "--design", "swas", "--policy", "fifo"], "issue_policy = 'fifo' is not a known policy"),
-    (["prove", "--warps", "0"], "warps = 0 is not allowed; it must be an integer >= 1"),
+    (["prove", "--design", "swas", "--policy", "fifo"], "--policy fifo: not a known policy; choose one of: srr"),
+    (["prove", "--warps", "0"], "--warps 0: not allowed; it must be >= 1"),
     (["prove", "--design", "swas", "--ibuffer", "2"], "ibuffer = 2 is too short for design 'swas'"),
-    (["prove", "--t-fetch", "0"], "t_fetch = 0 is not allowed"),
+    (["prove", "--t-fetch", "0"], "--t-fetch 0: not allowed; it must be >= 1"),
     (["replay", "no-such-file.json"], "cannot read witness 'no-such-file.json'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
@@ -110,9 +110,9 @@ def test_every_verb_has_help():
 
 
 @pytest.mark.parametrize("args,message", [
-    (["prove", "--depth", "0"], "argument --depth: 0 is not allowed; it must be >= 1"),
+    (["prove", "--depth", "0"], "--depth 0: not allowed; it must be >= 1"),
     (["prove", "--timeout", "0"], "argument --timeout: 0 is not allowed; a timeout must be > 0 seconds"),
-    (["demo", "--warps", "0"], "argument --warps/-W: 0 is not allowed; it must be >= 1"),
+    (["demo", "--warps", "0"], "--warps 0: not allowed; it must be >= 1"),
 ])
 def test_bad_numeric_options_are_one_line_and_exit_2(args, message):
     r = cli(*args)

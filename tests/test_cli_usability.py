@@ -33,11 +33,12 @@ def test_every_help_down_to_the_subverbs_states_its_exit_codes():
 
 
 def test_gto_is_gtlo_in_every_verb():
-    from warpcheck.cli.frontend.run import ProveJob, run_name
+    from warpcheck._frontend.options import ProveOptions
+    from warpcheck._frontend.proof import run_name
     from warpcheck.models.frontend.config import SMConfig
 
     assert SMConfig(issue_policy="gto") == SMConfig(issue_policy="gtlo")
-    assert run_name(ProveJob(SMConfig(issue_policy="gto"))) == "swas-gtlo-W4-exact"
+    assert run_name(ProveOptions(policy="gto")) == "swas-gtlo-W4-exact"
     args = build_parser().parse_args(["qaws", "switches", "--policy", "gtlo"])
     assert args.policy == "gtlo"
 
@@ -50,7 +51,7 @@ def test_simulate_takes_gto_and_names_it_gtlo(capsys):
 def test_an_unknown_policy_is_one_line_naming_the_known_ones(capsys):
     assert main(["prove", "--policy", "gtx"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "'gtx' is not a known policy" in err[0] and "gtlo" in err[0]
+    assert len(err) == 1 and "--policy gtx: not a known policy" in err[0] and "gtlo" in err[0]
 
 
 @pytest.mark.parametrize("options, suffix", [
@@ -62,11 +63,12 @@ def test_an_unknown_policy_is_one_line_naming_the_known_ones(capsys):
      "-k0011-b1.4-launch0.2-oracle"),
 ])
 def test_runs_that_can_end_differently_get_different_witness_names(options, suffix):
-    from warpcheck.cli.frontend.run import ProveJob, run_name
+    from warpcheck._frontend.options import ProveOptions
+    from warpcheck._frontend.proof import run_name
     from warpcheck.models.frontend.config import SMConfig
 
     config = SMConfig(design="baseline", **options.get("config", {}))
-    assert run_name(ProveJob(config, prologue=options.get("prologue", 0))).endswith(suffix)
+    assert run_name(ProveOptions(config=config, prologue=options.get("prologue", 0))).endswith(suffix)
 
 
 def test_a_witness_that_replaces_another_says_so(tmp_path, monkeypatch, capsys):
@@ -80,19 +82,24 @@ def test_a_witness_that_replaces_another_says_so(tmp_path, monkeypatch, capsys):
 
 
 def test_the_demo_names_its_witnesses_as_prove_does():
-    from warpcheck.cli.frontend.demo import demo_jobs
-    from warpcheck.cli.frontend.run import run_name
+    from warpcheck._frontend.main_job import demo_jobs
+    from warpcheck._frontend.options import DemoOptions
+    from warpcheck._frontend.proof import run_name
 
-    paths = [j.witness_path for j, _ in demo_jobs(4, 10, "out") if j.witness_path]
-    assert len(paths) == 9 and all(p.endswith(f"{run_name(j)}.json") for j, _ in demo_jobs(4, 10, "out")
-                                   if (p := j.witness_path))
+    jobs = demo_jobs(DemoOptions(warps=4, timeout=10, out="out"))
+    paths = [j.witness for j, _ in jobs if j.witness]
+    assert len(paths) == 9 and all(p.endswith(f"{run_name(j)}.json") for j, _ in jobs if (p := j.witness))
 
 
 def test_reorder_prove_and_simulate_share_the_channel_default():
+    from warpcheck import ReorderProveOptions, ReorderSimulateOptions
+    from warpcheck.cli.options import record_from_args
+
     parser = build_parser()
     kernel = ["examples/reorder/paper_example.ptx", "--grid", "1", "--block", "32"]
-    assert parser.parse_args(["reorder", "prove", *kernel]).channel == \
-        parser.parse_args(["reorder", "simulate", *kernel]).channel
+    made = [record_from_args(record, parser.parse_args(["reorder", action, *kernel])).channel
+            for record, action in ((ReorderProveOptions, "prove"), (ReorderSimulateOptions, "simulate"))]
+    assert made == [ReorderProveOptions.channel, ReorderSimulateOptions.channel] == [2, 2]
 
 
 def test_a_makespan_search_ended_by_the_alarm_keeps_proved_bounds(monkeypatch, capsys):
@@ -118,13 +125,14 @@ def test_a_makespan_search_ended_by_the_alarm_keeps_proved_bounds(monkeypatch, c
 
 def test_bmc_past_its_step_budget_names_the_depth_and_the_report_the_cycle(monkeypatch, tmp_path):
     """The engine counts steps (depth); the issue cycle the witness and the trace show is depth - 1."""
-    from warpcheck.cli.frontend.run import ProveJob, prove_job
+    from warpcheck._frontend.options import ProveOptions
+    from warpcheck._frontend.proof import prove_run
     from warpcheck.models.frontend.config import SMConfig
     from warpcheck.verify import engines
 
     monkeypatch.setattr(engines, "STEP_BUDGET", -1.0)  # every depth "too slow": the one-query search runs
     config = SMConfig(warps=2, design="baseline", fetch_policy="lrr", issue_policy="gtlrr")
-    out = prove_job(ProveJob(config, engine="bmc", witness_path=str(tmp_path / "w.json")))
+    out = prove_run(ProveOptions(config=config, engine="bmc", witness=str(tmp_path / "w.json")))
     assert out.result.status.value == "FAIL" and f"violation at depth {out.result.depth};" in out.result.message
     assert out.replays[0].first_violation == out.result.depth - 1
     assert f"(violation at cycle {out.result.depth - 1})" in out.report()

@@ -282,13 +282,13 @@ def test_file_schemas_name_the_key_and_what_is_allowed(argv, text, message, work
     (["demo", "--out", "afile"], "is a file; give a folder"),
     (["replay", "w.json", "--cycles", "100000000"], "ceiling of 10000"),
     (["simulate", "psort", "--warps", "100000"], "ceiling of 64"),
-    (["prove", "--design", "baseline", "--issue", ""], "issue_policy = '' is not a known policy"),
+    (["prove", "--design", "baseline", "--issue", ""], "--issue : not a known policy; choose one of"),
     (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "L=2"], "given twice"),
     (["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "X=1"], "not in the kernel"),
     (["wcet", str(EXAMPLES / "sass" / "slides.sass"), "--max-loop-bound", "1000000000000"], "ceiling of 1000000"),
     (["wcet", str(EXAMPLES / "sass" / "loop.sass"), "--loop-bound", "NOPE=3"], "loop names: HEAD"),
     (["simt", str(EXAMPLES / "kernels" / "nw.ptx"), "--warp", "1000000"], "ntid.x = 32 holds warps 0 to 0"),
-    (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--max-steps", "2000000"], "--max-steps: 2000000 is above the ceiling"),
+    (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--max-steps", "2000000"], "--max-steps 2000000: above the ceiling"),
     (["simt", str(EXAMPLES / "sass" / "loop.sass"), "--timeout", "0"], "a timeout must be > 0"),
 ])
 def test_refused_up_front_in_one_line(argv, message, workdir, capsys):
@@ -331,8 +331,8 @@ def test_non_utf8_file_is_one_line(workdir, capsys):
 
 
 def test_a_crash_is_exit_5_with_a_crash_report(workdir, capsys, monkeypatch):
-    import warpcheck._frontend as api  # prove's verb runs the API's prove_config, which runs prove_job
-    monkeypatch.setattr(api, "prove_job", lambda *a, **k: 1 / 0)
+    import warpcheck._frontend as api  # prove's verb runs the library's prove_options, which runs prove_run
+    monkeypatch.setattr(api, "prove_run", lambda *a, **k: 1 / 0)
     assert main(["prove", "--warps", "2", "--json"]) == 5
     out, err = capsys.readouterr()
     assert json.loads(out)["status"] == "ERROR" and len(err.strip().splitlines()) == 1

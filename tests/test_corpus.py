@@ -74,7 +74,7 @@ BOUNDED = sorted({e.name for _, e in entries()} - set(REFUSED))
 
 def check_random_run(name: str, seed: int) -> None:
     """One random run of a corpus entry: within the bound, and no branch called uniform splits."""
-    from warpcheck.sim.kernels.thread_ops import WarpInputs
+    from warpcheck.spec.kernels.thread_ops import WarpInputs
 
     kernel, wcfg, bound = analysed(name)
     rng = random.Random(seed)
@@ -105,7 +105,7 @@ def test_the_per_lane_pick_diverges_and_the_global_pick_is_uniform():
     kernel, wcfg, _ = analysed("_Z10local_pickPiPKiii")
     uniform = {kernel.instructions[pc].text.split()[0]: info["uniform"] for pc, info in wcfg.branches.items()}
     assert uniform["@%p4"] is False and uniform["@%p8"] is True
-    from warpcheck.sim.kernels.thread_ops import WarpInputs
+    from warpcheck.spec.kernels.thread_ops import WarpInputs
 
     params = dict(zip(kernel.params, (1 << 20, 2 << 20, 3, 2)))
     run = run_warp(kernel, WarpInputs(params=params), threads=32)

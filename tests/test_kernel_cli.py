@@ -70,7 +70,7 @@ def test_entry_selects_a_kernel_by_substring(capsys, tmp_path):
     two = tmp_path / "two.ptx"
     two.write_text((KERNELS / "backprop.ptx").read_text() + (KERNELS / "bfs.ptx").read_text().split(".address_size 64")[1])
     code, _, err = run(capsys, "cfg", two)
-    assert code == 2 and "choose one with --entry" in err
+    assert code == 2 and "choose one as the entry" in err
     code, out, _ = run(capsys, "cfg", two, "--entry", "bfs", "--json")
     assert code == 0 and "bfs" in json.loads(out)["kernel"]
 
@@ -78,9 +78,10 @@ def test_entry_selects_a_kernel_by_substring(capsys, tmp_path):
 @pytest.mark.parametrize("argv, message", [
     (["wcet", KERNELS / "kmeans.ptx"], r"the loop with header '\$L__BB0_\d+' .* has no bound"),
     (["cfg", "no/such/file.ptx"], r"cannot read kernel file 'no/such/file.ptx'"),
-    (["wcet", SLIDES, "--loop-bound", "oops"], r"--loop-bound 'oops' is not NAME=N"),
-    (["wcet", SLIDES, "--latency", "mem=x"], r"--latency 'mem=x' is not NAME=N"),
-    (["simt", SLIDES, "--threads", 0], r"--threads is 0"),
+    (["wcet", SLIDES, "--loop-bound", "oops"], r"--loop-bound oops: 'oops' is not NAME=VALUE"),
+    (["wcet", SLIDES, "--latency", "mem=x"], r"--latency mem=x: the value of 'mem' is not allowed \(give a non-negative"),
+    (["simt", SLIDES, "--threads", 0], r"--threads 0: not allowed; it must be >= 1$"),
+    (["cfg", SLIDES, "--threads", 100], r"--threads 100: above the ceiling of 64 \(a warp has at most 64 threads\)$"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     import re

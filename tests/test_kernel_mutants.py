@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from warpcheck.cli.kernels.mutation import MUTANTS, THREADS, check, kill
-from warpcheck.cli.kernels.verbs import load_kernel
+from warpcheck._kernels.mutation import MUTANTS, THREADS, check, kill
+from warpcheck._kernels.loaders import load_kernel
 from warpcheck.models.kernels.cfg import EXIT_PC, KernelCFG
 from warpcheck.models.kernels.mutants import Mutant
-from warpcheck.sim.kernels.reference import immediate_post_dominators
+from warpcheck.spec.kernels.reference import immediate_post_dominators
 
 from kernel_fixtures import ALL, PTX, ROOT
 
@@ -86,7 +86,7 @@ def test_a_loop_resumed_by_a_sibling_group_after_an_exit_is_refused_not_bounded_
     from warpcheck.cli.main import main
     from warpcheck.models.kernels.sass import parse_sass
     from warpcheck.sim.kernels.simt import run_warp
-    from warpcheck.sim.kernels.thread_ops import WarpInputs
+    from warpcheck.spec.kernels.thread_ops import WarpInputs
 
     [k] = parse_sass(SPLIT_LOOP)
     run = run_warp(k, WarpInputs(params={"n": 4}), 32)

@@ -13,7 +13,7 @@ from warpcheck.models.kernels.cfg import CostModel
 from warpcheck.models.kernels.sass import parse_sass
 from warpcheck.models.kernels.warp_cfg import END, build_warp_cfg
 from warpcheck.sim.kernels.simt import run_warp
-from warpcheck.sim.kernels.thread_ops import WarpInputs
+from warpcheck.spec.kernels.thread_ops import WarpInputs
 
 # thread index, a parameter, and R5: uniform at first, rewritten uniformly or not inside
 # (possibly divergent) regions, so value agreement must notice reconvergence

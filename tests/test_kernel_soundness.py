@@ -13,7 +13,7 @@ from warpcheck.models.kernels.abstract_stack import from_concrete
 from warpcheck.models.kernels.cfg import CostModel
 from warpcheck.models.kernels.warp_cfg import END
 from warpcheck.sim.kernels.simt import run_warp
-from warpcheck.sim.kernels.thread_ops import WarpInputs
+from warpcheck.spec.kernels.thread_ops import WarpInputs
 
 from kernel_fixtures import ALL, kernel, warp_cfg
 

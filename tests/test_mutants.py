@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from warpcheck.cli.frontend.run import ProveJob, prove_job
+from warpcheck._frontend.options import ProveOptions
+from warpcheck._frontend.proof import prove_run
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.mutants import MUTANTS
 
@@ -15,8 +16,8 @@ def _prove(name: str, warps: int, tmp_path, timeout: float = 300):
     m = MUTANTS[name]
     cfg = SMConfig(warps=warps, design="swas", issue_policy=m.policy or "gtlrr", check_buffer=False)
     cfg = cfg.with_(**dict(m.config))
-    job = ProveJob(cfg, "", "auto", 0, timeout, str(tmp_path / f"{name}.json"), design=m.make(cfg))
-    return m, prove_job(job)
+    job = ProveOptions(config=cfg, timeout=timeout, witness=str(tmp_path / f"{name}.json"))
+    return m, prove_run(job, model=m.make(cfg))
 
 
 def _expect(m, out) -> None:
@@ -62,6 +63,6 @@ def test_a_witness_instruction_keeps_how_often_its_refetch_missed():
 
 
 def test_the_harness_reports_a_frontend_kill_with_its_replayed_witness(tmp_path):
-    from warpcheck.cli.frontend.mutation import kill
+    from warpcheck._frontend.mutation import kill
     k = kill("pick-when-none", tmp_path, warps=2)
     assert k.verdict == "killed" and k.replayed and "violation at cycle" in k.evidence

@@ -21,10 +21,11 @@ def test_the_parametric_proof_never_fails_on_an_undecided_step():
 
 
 def test_all_warps_with_recheck_is_refused_not_silently_skipped():
-    from warpcheck.cli.frontend.run import ProveJob
+    from warpcheck._frontend.options import ProveOptions
     from warpcheck.models.errors import ConfigError
-    with pytest.raises(ConfigError, match="not available with --all-warps"):
-        ProveJob(SMConfig(), all_warps=True, recheck=True)
+    with pytest.raises(ConfigError, match="recheck=True: re-checks a proof for one number of warps; it is not "
+                                          "available with all_warps"):
+        ProveOptions(all_warps=True, recheck=True)
 
 
 def test_a_too_short_ibuffer_breaks_the_component_and_is_not_a_pass():

@@ -28,7 +28,7 @@ def test_swas_follows_every_policy_unbounded(policy, prop):
 
 def test_exact_is_not_defined_for_the_baseline():
     from warpcheck.models.errors import ConfigError
-    with pytest.raises(ConfigError, match="property 'exact' is defined for design swas"):
+    with pytest.raises(ConfigError, match="property='exact': defined for design swas, not 'baseline'; use oracle or ideal"):
         get_property("exact").checked(FrontEnd(SMConfig(design="baseline")))
 
 
@@ -117,9 +117,10 @@ def test_swas_stays_proved_with_a_prologue():
 
 
 def test_a_baseline_counterexample_at_few_warps_is_lifted_to_many_and_replays(tmp_path):
-    from warpcheck.cli.frontend.run import ProveJob, prove_job
+    from warpcheck._frontend.options import ProveOptions
+    from warpcheck._frontend.proof import prove_run
     cfg = SMConfig(warps=8, design="baseline", fetch_policy="lrr", issue_policy="lrr")
-    out = prove_job(ProveJob(cfg, witness_path=str(tmp_path / "w.json")))
+    out = prove_run(ProveOptions(config=cfg, witness=str(tmp_path / "w.json")))
     assert out.result.status.value == "FAIL" and out.result.engine == "auto:lift"
     assert len(out.result.trace.states[0]) == len(get_property("oracle").checked(FrontEnd(cfg)).state_vars())
     back = wit.load(tmp_path / "w.json")

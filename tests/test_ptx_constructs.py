@@ -143,7 +143,7 @@ def test_a_statement_that_is_not_an_operand_list_is_refused_at_the_operand():
 
 # -- several entries, one parse ----------------------------------------------------------------------
 def test_all_entries_and_repeated_entry_parse_the_module_once(capsys, monkeypatch):
-    import warpcheck.cli.kernels.verbs as verbs
+    import warpcheck._kernels.loaders as verbs
 
     parses = []
     real = verbs.parse_ptx_module
@@ -165,9 +165,9 @@ def test_a_refused_entry_among_several_gives_its_reason_and_exit_2(capsys):
     assert entries[2]["wcet"] > 0 and re.search(r"optix_style\.ptx:\d+:\d+: kernel '__raygen__pinhole' calls", err)
     assert len(err.strip().splitlines()) == 1
     code, _, err = run(capsys, "cfg", CORPUS / "dmath.ptx", "--all-entries", "--entry", "growth")
-    assert code == 2 and "--all-entries and --entry exclude each other" in err
+    assert code == 2 and "--entry growth: not allowed with all_entries, which takes every kernel" in err
     code, _, err = run(capsys, "cfg", CORPUS / "dmath.ptx", "--all-entries", "--dot", "x.dot")
-    assert code == 2 and "--dot writes the CFG of one entry" in err
+    assert code == 2 and "--dot x.dot: a DOT file holds the CFG of one kernel; choose a single entry" in err
 
 
 def test_all_entries_of_a_module_without_an_entry_is_bad_input(capsys, tmp_path):

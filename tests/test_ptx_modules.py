@@ -14,7 +14,7 @@ from warpcheck.models.errors import ConfigError, InputFileError
 from warpcheck.models.kernels.ptx import parse_ptx, parse_ptx_module
 from warpcheck.models.kernels.warp_cfg import build_warp_cfg
 from warpcheck.sim.kernels.simt import run_warp
-from warpcheck.sim.kernels.thread_ops import WarpInputs
+from warpcheck.spec.kernels.thread_ops import WarpInputs
 
 def line_of(text: str, needle: str) -> int:
     """The 1-based line of the first line of ``text`` holding ``needle``."""

@@ -13,7 +13,7 @@ from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.frontend.policies import POLICIES, PolicyContext, kernel_groups
-from warpcheck.models.frontend.reference_policies import ref_policy
+from warpcheck.spec.frontend.priority_lists import ref_policy
 from warpcheck.models.frontend.stream import Instr
 from warpcheck.sim.frontend.driver import list_source, run
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from warpcheck.cli.qaws.mutation import MUTANTS, kill
+from warpcheck._qaws.mutation import MUTANTS, kill
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.verify.qaws.switches import prove_switch_bound
 

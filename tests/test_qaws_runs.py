@@ -66,12 +66,12 @@ def test_simulate_one_kernel_with_qaws_says_it_is_gto(capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--budget", "K3=2"], "--budget 'K3=2' names an unknown kernel 'K3'; the kernels are: K1, K2"),
-    (["--budget", "K2=0"], "--budget 'K2=0': 0 is not allowed; it must be >= 1"),
-    (["--launch", "K2=-1"], "--launch 'K2=-1': -1 is not allowed; it must be >= 0"),
-    (["--launch", "K2=late"], "--launch 'K2=late' is not Kn=INTEGER"),
-    (["--warps", "3"], "--warps 3 does not split evenly over 2 kernel(s)"),
-    (["--policy", "icount"], "--policy 'icount' is not one of the multi-kernel policies"),
+    (["--budget", "K3=2"], "--budget K3=2: names an unknown kernel 'K3'; the kernels are K1, K2"),
+    (["--budget", "K2=0"], "--budget K2=0: K2=0 is not allowed; it must be >= 1"),
+    (["--launch", "K2=-1"], "--launch K2=-1: K2=-1 is not allowed; it must be >= 0"),
+    (["--launch", "K2=late"], "--launch K2=late: K2='late' is not an integer"),
+    (["--warps", "3"], "--warps 3: does not split evenly over 2 kernel(s)"),
+    (["--policy", "icount"], "--policy icount: not one of lrr, gto, gtlo, qaws"),
 ])
 def test_bad_multi_kernel_input_is_one_line_exit_2(args, message, capsys):
     code = main(["simulate", "--kernels", "sgemm,hotspot", *args])

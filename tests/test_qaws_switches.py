@@ -55,4 +55,4 @@ def test_cli_switches_pass_fail_and_bad_input(capsys):
     assert main(["qaws", "switches", "--policy", "gto", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["schedule"]
     assert main(["qaws", "switches", "--budget", "K1=4", "--budget", "K2=2"]) == 2
-    assert "give K2 the larger one" in capsys.readouterr().err
+    assert "--budget K1=4 K2=2: K2's budget (2) is not larger than K1's (4)" in capsys.readouterr().err

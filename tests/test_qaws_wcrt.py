@@ -124,15 +124,16 @@ LATE = SMConfig(warps=2, issue_policy="qaws", kernel_of_warp=(0, 1), budgets=(1,
 @pytest.mark.parametrize("prop", ["exact", pytest.param("oracle", marks=pytest.mark.slow)])
 def test_prove_covers_late_launches(prop):
     """The references keep their own launch clock: the design is proved with K2 launched at cycle 3."""
-    from warpcheck.cli.frontend.run import ProveJob, prove_job
-    r = prove_job(ProveJob(LATE, prop, "auto", 0, 300.0, None)).result
+    from warpcheck._frontend.options import ProveOptions
+    from warpcheck._frontend.proof import prove_run
+    r = prove_run(ProveOptions(config=LATE, property=prop, timeout=300.0)).result
     assert r.status is Status.PASS and not r.bounded, (prop, r.label, r.message)
 
 
 def test_only_all_warps_refuses_late_launches_in_one_line():
-    from warpcheck.cli.frontend.run import ProveJob
-    with pytest.raises(ConfigError, match="--all-warps proves SMs whose warps all start at cycle 0"):
-        ProveJob(LATE, "oracle", "auto", 0, 10.0, None, all_warps=True)
+    from warpcheck._frontend.options import ProveOptions
+    with pytest.raises(ConfigError, match="all_warps proves SMs whose warps all start at cycle 0"):
+        ProveOptions(config=LATE, property="oracle", timeout=10.0, all_warps=True)
 
 
 @pytest.mark.slow

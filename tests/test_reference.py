@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.policies import POLICIES
-from warpcheck.models.frontend.reference_policies import REF_POLICIES
+from warpcheck.spec.frontend.priority_lists import REF_POLICIES
 from warpcheck.models.frontend.stream import Instr
 from warpcheck.sim.frontend.replay import replay
 from warpcheck.verify.frontend.policy_equivalence import policy_agrees
@@ -91,7 +91,7 @@ def test_the_references_windows_equal_the_designs_counter_on_random_runs(design)
     from warpcheck.encodings.concrete import CONCRETE as C
     from warpcheck.models.frontend.checked import reference_part
     from warpcheck.models.frontend.design import FrontEnd
-    from warpcheck.models.frontend.reference_ghost import Windows
+    from warpcheck.spec.frontend.ghost import Windows
     from warpcheck.models.kernels.kernel import CLASS_INDEX
     from warpcheck.verify.frontend.properties import get_property
 

@@ -23,12 +23,12 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     # domain: (design modules, reference modules)
     "frontend": (["models.frontend.design", "models.frontend.policies", "models.frontend.oracles",
                   "models.frontend.open_warp"],
-                 ["models.frontend.reference", "models.frontend.reference_policies", "models.frontend.reference_ghost"]),
+                 ["spec.frontend.issue_reference", "spec.frontend.priority_lists", "spec.frontend.ghost"]),
     # QAWS: the policy (Alg. 1 as rules) and the front end that runs it; the reference QAWS, the analysis
     # machine and the oracle, and the switch monitor's reading of which kernel is K1
     "qaws": (["models.frontend.policies", "models.frontend.design", "models.qaws.mutants"],
-             ["models.frontend.reference_policies", "models.frontend.reference", "models.frontend.reference_ghost",
-              "verify.qaws.kernels"]),
+             ["spec.frontend.priority_lists", "spec.frontend.issue_reference", "spec.frontend.ghost",
+              "spec.qaws.kernel_roles"]),
     # the searches and the design's transform, vs the certificate checker and the reference enumeration;
     # the PTX roles (ptx_units over the opcode table and the PTX parser) vs the reference's own reading of PTX
     "makespan": (["models.makespan.kernel", "models.makespan.sm", "models.makespan.moves", "models.makespan.schedule",
@@ -45,14 +45,15 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",
                  "models.kernels.warp_cfg", "encodings.kernels.ipet", "sim.kernels.simt"],
-                ["sim.kernels.reference"]),
+                ["spec.kernels.reference", "spec.kernels.thread_ops"]),
     "reorder": (["models.reorder.unit", "models.reorder.l1", "models.reorder.order", "models.reorder.mutants"],
-                ["models.reorder.reference", "models.reorder.reference_l1", "sim.reorder.l1_replay"]),
+                ["spec.reorder.reference", "spec.reorder.reference_l1", "spec.reorder.l1_replay"]),
 }
 
 
 def _file(mod: str) -> Path:
-    base = ROOT.joinpath(*mod.split("."))
+    parts = mod.split(".")
+    base = ROOT.joinpath("api", *parts) if parts[0].startswith("_") else ROOT.joinpath(*parts)  # warpcheck._x: api/
     return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
 
 

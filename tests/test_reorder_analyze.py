@@ -146,13 +146,13 @@ def test_an_address_from_loaded_data_is_named():
 
 
 @pytest.mark.parametrize("extra, words", [
-    (["--entry", "nope"], "--entry 'nope' matches no kernel"),
-    (["--param", "x=1"], "--param 'x' is not a parameter"),
-    (["--param", "in=1"], "gives parameter 'in' a second time"),
-    (["--grid", "0"], "--grid is 0,1,1"),
-    (["--block", "2048"], "--block is 2048,1,1"),
-    (["--grid", "1,x"], "--grid '1,x' is not X[,Y[,Z]]"),
-    (["--cache", "16K"], "--cache '16K' is not SIZE:WAYS"),
+    (["--entry", "nope"], "--entry nope: matches no kernel"),
+    (["--param", "x=1"], "--param in=0 x=1: name 'x' is not a parameter"),
+    (["--param", "in=1"], "--param in=0 in=1: gives 'in' a second time"),
+    (["--grid", "0"], "--grid 0: not allowed; it must be >= 1"),
+    (["--block", "2048"], "--block 2048: above the ceiling of 1024"),
+    (["--grid", "1,x"], "--grid 1,x: not X[,Y[,Z]]"),
+    (["--cache", "16K"], "--cache 16K: not SIZE:WAYS"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, extra, words):
     args = list(PAPER)
@@ -168,7 +168,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, extra, words):
 
 def test_missing_param_and_atomics_are_refused(capsys, tmp_path):
     code, _, err = run(capsys, "analyze", REORDER / "paper_example.ptx", "--grid", 1, "--block", 32)
-    assert code == 2 and "needs --param for in" in err
+    assert code == 2 and "kernel 'split_by_row' needs a value for in" in err
     f = tmp_path / "atom.ptx"
     f.write_text((REORDER / "paper_example.ptx").read_text().replace(
         "ld.global.f32 \t%f1, [%rd3+4];", "atom.global.add.u32 \t%r2, [%rd3], 1;"))

@@ -12,7 +12,7 @@ from warpcheck.models.reorder.l1 import L1Port, L1Spec, parse_cache
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.models.reorder.order import static_order
-from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.spec.reorder.l1_replay import replay
 from warpcheck.sim.reorder.run import l1_misses, random_schedule, simulate
 from warpcheck.verify.reorder.props import Monitored, prove
 from warpcheck.verify.result import Status

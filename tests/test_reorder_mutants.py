@@ -6,7 +6,7 @@ import json
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.cli.reorder.mutation import MUTANTS, kill
+from warpcheck._reorder.mutation import MUTANTS, kill
 from warpcheck.sim.reorder.stream_replay import replay_stream
 
 # Mutants whose violation needs a deeper BMC (about 5-6 cycles, a few seconds each).

@@ -8,8 +8,8 @@ import pytest
 from warpcheck.cli.main import main
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.models.reorder.l1 import L1Port, L1Spec
-from warpcheck.models.reorder.reference import static_order
-from warpcheck.models.reorder.reference_l1 import Geometry, ReferenceL1, lru_replay
+from warpcheck.spec.reorder.reference import static_order
+from warpcheck.spec.reorder.reference_l1 import Geometry, ReferenceL1, lru_replay
 from warpcheck.models.reorder.streams import Streams
 from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.sim.reorder.run import random_schedule, simulate
@@ -114,11 +114,11 @@ def test_prove_streams_on_the_command_line(capsys):
 
 
 @pytest.mark.parametrize("argv,why", [
-    (["--streams", "0"], "--streams: 0 is not allowed"),
-    (["--streams", "2", "--grid", "1"], "drop --grid"),
-    (["--streams", "2", "--check", "deadlock"], "is for a kernel"),
-    (["--streams", "2", "--mutant", "nope"], "--mutant 'nope' is unknown"),
-    ([], "needs KERNEL, --grid, --block"),
+    (["--streams", "0"], "--streams 0: not allowed; it must be >= 1"),
+    (["--streams", "2", "--grid", "1"], "--grid 1: not for streams"),
+    (["--streams", "2", "--check", "deadlock"], "--check deadlock: for a kernel"),
+    (["--streams", "2", "--mutant", "nope"], "--mutant nope: not one of pointer-stuck"),
+    ([], "reorder prove needs kernel, grid, block (a PTX file and its launch), or streams"),
 ])
 def test_bad_stream_options_are_refused_in_one_line(argv, why, capsys):
     assert main(["reorder", "prove", *argv]) == 2

@@ -43,22 +43,19 @@ def test_the_barrier_deadlock_shows_in_the_timing_simulation(capsys):
 def test_bad_latencies_are_refused(capsys):
     code = main(["reorder", "simulate", *map(str, CONFLICTS), "--hit", "50", "--miss", "10"])
     _, err = capsys.readouterr()
-    assert code == 2 and err.count("\n") == 1 and "1 <= hit <= miss" in err
+    assert code == 2 and err.count("\n") == 1 and "--miss 10: not allowed; it must be >= 50" in err
 
 
 def _analysis(args):
-    from warpcheck.cli.kernels.verbs import load_kernel
-    from warpcheck.cli.reorder.verbs import parse_params
-    from warpcheck.sim.reorder.accesses import analyze
+    from warpcheck._reorder.launch import run_analysis
+    from warpcheck._reorder.options import LaunchOptions
 
-    kernel = load_kernel(str(args[0]))
-    dims = [(tuple(int(x) for x in str(v).split(",")) + (1, 1))[:3] for v in (args[2], args[4])]
     params = [str(args[i + 1]) for i, a in enumerate(args) if a == "--param"]
-    return analyze(kernel, dims[0], dims[1], parse_params(params, kernel))
+    return run_analysis(LaunchOptions(kernel=str(args[0]), grid=str(args[2]), block=str(args[4]), param=params))
 
 
 def test_the_front_end_drives_the_run_compiled_equals_the_model_step():
-    from warpcheck.cli.reorder.prove import workload
+    from warpcheck._reorder.launch import workload
     from warpcheck.models.reorder.l1 import L1Spec
     from warpcheck.sim.reorder.timing import Timing, simulate_kernel
 
@@ -72,7 +69,7 @@ def test_the_front_end_drives_the_run_compiled_equals_the_model_step():
 
 
 def test_memory_latency_comes_from_the_l1_side():
-    from warpcheck.cli.reorder.prove import workload
+    from warpcheck._reorder.launch import workload
     from warpcheck.models.reorder.l1 import L1Spec
     from warpcheck.sim.reorder.timing import Timing, simulate_kernel
 

@@ -144,7 +144,7 @@ def test_a_file_that_is_no_witness_is_refused(capsys, tmp_path):
 
 def test_cli_bad_input_exits_2(capsys):
     code, out, err = run(capsys, "reorder", "prove", *PAPER, "--channel", 0)
-    assert code == 2 and out == "" and err.count("\n") == 1 and "--channel: 0 is not allowed" in err
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--channel 0: not allowed; it must be >= 1" in err
     code, _, err = run(capsys, "reorder", "prove", *PAPER, "--no-unit", "--check", "deadlock")
     assert code == 2 and "needs the unit" in err
 

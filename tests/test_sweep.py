@@ -61,12 +61,12 @@ def test_every_example_sweep_file_is_valid(monkeypatch):
     (TINY.replace("[axes]", "[axes]\nfoo = []"), "axes.foo = [] is not allowed; it must have at least 1 item"),
     (TINY.replace('sigma = ["L=1", "C=1"]', 'sigma = ["L=1", "C=1"]\nwarps = 2'), "'warps' is both an option and an axis"),
     (TINY.replace("[options]", "[options]\nnope = 3"), "the run {nope = 3, sigma = ['L=1', 'C=1'], kernel = 'LLCLL', "
-                                                      "warps = 1} is refused: warpcheck makespan: unrecognized "
-                                                      "arguments: --nope 3"),
+                                                      "warps = 1} is refused: makespan: unknown keyword 'nope'"),
     (TINY.replace('"{kernel}"', '"{kernal}"'), "arguments name {kernal}, which is no axis or option"),
     (TINY.replace("[options]", "[options]\njson = true"), "option 'json' is set by the sweep itself"),
-    (TINY.replace('verb = "makespan"', 'verb = "frobnicate"'), "invalid choice: 'frobnicate'"),
-    (TINY.replace("warps = [1, 2, 3]", "warps = [1, 2.5e0]"), "is refused: warpcheck makespan: argument --warps"),
+    (TINY.replace('verb = "makespan"', 'verb = "frobnicate"'), "verb 'frobnicate' is not a verb a sweep runs"),
+    (TINY.replace('verb = "makespan"', 'verb = "sweep"'), "verb 'sweep' is not a verb a sweep runs"),
+    (TINY.replace("warps = [1, 2, 3]", "warps = [1, 2.5e0]"), "is refused: makespan: warps=2.5: not an integer"),
     ("verb = 3\n", "verb = 3 is not allowed; it must be a string"),
 ])
 def test_a_bad_sweep_file_is_one_line_exit_2_and_nothing_is_written(text, says, tmp_path, capsys):
@@ -126,11 +126,11 @@ def test_the_store_keeps_a_result_once_and_replaces_only_a_failure(tmp_path):
 @pytest.mark.parametrize("argv, says", [
     (["plot", "nowhere.duckdb", "--figure", "table2"], "store 'nowhere.duckdb' does not exist"),
     (["plot", "STORE", "--figure", "qaws-reduction"], "holds no simulate --kernels runs"),
-    (["plot", "STORE", "--figure", "nope"], "argument --figure: invalid choice: 'nope'"),
+    (["plot", "STORE", "--figure", "nope"], "--figure nope: not one of swas-ipc, error-rate"),
     (["sweep", "--store", "nowhere.duckdb", "--csv", "x.csv"], "store 'nowhere.duckdb' does not exist"),
     (["sweep"], "no sweep file given"),
-    (["sweep", "SWEEP", "--jobs", "0"], "argument --jobs/-j: 0 is not allowed"),
-    (["sweep", "SWEEP", "--csv", "SWEEP"], "--csv SWEEP is the sweep file"),
+    (["sweep", "SWEEP", "--jobs", "0"], "--jobs 0: not allowed; it must be >= 1"),
+    (["sweep", "SWEEP", "--csv", "SWEEP"], "--csv SWEEP is also the input SWEEP; give another path"),
 ])
 def test_plot_and_export_refuse_bad_input_in_one_line(argv, says, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpcheck._verbs import options_of
-from warpcheck.models.errors import InputFileError, WarpcheckError
+from warpcheck._verbs import options_of, verb
+from warpcheck.models.errors import ConfigError, InputFileError, WarpcheckError
 from warpcheck.models.file_schemas import MAX_SWEEP_RUNS, SweepFile, SweepGrid, validated
 from warpcheck.models.files import load_toml
 
@@ -54,6 +54,10 @@ class Sweep:
 def load_sweep(path: str) -> Sweep:
     """Read, expand and check a sweep file: every run's argv is parsed before any run starts."""
     spec = validated(SweepFile, load_toml(path, "sweep file"), path)
+    try:
+        verb(spec.verb)
+    except ConfigError as e:
+        raise InputFileError(f"{path}: {e}") from None
     grids = spec.grid or [SweepGrid()]
     runs: dict[str, Run] = {}
     for k, g in enumerate(grids):
@@ -121,4 +125,5 @@ def check_runs(runs: tuple[Run, ...], path: str) -> None:
             options_of(run.verb, run.arguments, dict(run.options))
         except WarpcheckError as e:
             point = ", ".join(f"{k} = {v!r}" for k, v in run.params.items())
-            raise InputFileError(f"{path}: the run {{{point}}} is refused: warpcheck {run.verb}: {e}") from None
+            why = str(e) if str(e).startswith(f"{run.verb}: ") else f"{run.verb}: {e}"
+            raise InputFileError(f"{path}: the run {{{point}}} is refused: {why}") from None

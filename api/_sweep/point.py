@@ -11,7 +11,7 @@ import socket
 import time
 from typing import Any
 
-from warpcheck._verbs import options_of, verb
+from warpcheck._verbs import chosen, options_of
 from warpcheck.models.errors import OutOfMemoryError, RunTimeoutError, WarpcheckError
 
 # A verdict: the run ended and its JSON object is the result (PASS, FAIL, UNKNOWN, TIMEOUT, success).
@@ -23,7 +23,8 @@ def run_point(name: str, arguments: list[str], options: dict[str, Any]) -> dict[
     start = time.monotonic()
     code, result, error = 0, None, ""
     try:
-        done = verb(name).run(options_of(name, arguments, options))
+        record = options_of(name, arguments, options)
+        done = chosen(name, {k.replace("-", "_"): x for k, x in options.items()}).run(record)
         code, result = done.code, done.to_dict()
     except (RunTimeoutError, OutOfMemoryError) as e:  # a bounded run: its verdict is the stop
         code, error = e.code, str(e)

@@ -3,7 +3,9 @@
 ``qaws wcrt``: the worst-case response time of K2 under each policy, proved
 maximal by the solver and replayed on the simulator (``--exhaustive``: also by
 enumeration).  ``qaws inversion``: a run in which K2, the kernel of higher QoS,
-finishes after K1.
+finishes after K1.  ``qaws switches``: K1's warp switches between K2 issues
+bounded by its budget.  The work is the library's (``warpcheck._qaws``): each
+verb builds its options record from argv, calls it and prints the result.
 """
 from __future__ import annotations
 
@@ -12,9 +14,11 @@ import json
 import sys
 from typing import Any
 
-from warpcheck._qaws import (SMALL, SWITCH_POLICIES, QawsResult, inversion_of, pair as _pair,
+from warpcheck._qaws import (QawsInversionOptions, QawsResult, QawsSwitchesOptions, QawsWcrtOptions, inversion_of,
                              switches_of, wcrt_of)
-from warpcheck.cli.options import at_least, positive_seconds
+from warpcheck._qaws.options import (DEFAULT_BUDGETS, DEFAULT_LAUNCHES, DEFAULT_PROGRAMS, SEARCH_POLICIES,
+                                     SWITCH_BUDGETS, SWITCH_POLICIES, shown)
+from warpcheck.cli.options import positive_seconds, record_from_args
 
 EXAMPLES = """examples:
   warpcheck qaws wcrt                                   # K1: 1 warp, K2: 2 warps, budgets 1 and 2
@@ -23,53 +27,56 @@ EXAMPLES = """examples:
 
 The default SM is small (t_F 1, decode 1, ibuffer 2, miss latency 2, mem 3, fp 2) so that the
 search finishes in seconds; every option of the SM can be changed."""
+SM_OPTIONS = {"t_fetch": "fetch latency on a hit", "t_decode": "decode latency", "ibuffer": "ibuffer entries per warp",
+              "miss_latency": "extra cycles of an I-cache miss"}
 
 
 def _show(a: argparse.Namespace, r: QawsResult) -> int:
-    """Print the API's result as the verb does (one JSON object with --json) and give its exit code."""
+    """Print the library's result as the verb does (one JSON object with --json) and give its exit code."""
     print(json.dumps(r.to_dict()) if a.json else r.report())
     return r.code
 
 
 def _wcrt(a: argparse.Namespace) -> int:
-    r = wcrt_of(a, None if a.json or a.quiet else _progress)
+    r = wcrt_of(record_from_args(QawsWcrtOptions, a), None if a.json or a.quiet else _progress)
     code = _show(a, r)
-    if r.problem and r.search == "wcrt":
+    if r.problem:
         print(f"error: {r.problem}", file=sys.stderr)
     return code
 
 
 def _inversion(a: argparse.Namespace) -> int:
-    return _show(a, inversion_of(a))
+    return _show(a, inversion_of(record_from_args(QawsInversionOptions, a)))
 
 
 def _switches(a: argparse.Namespace) -> int:
-    return _show(a, switches_of(a))
+    return _show(a, switches_of(record_from_args(QawsSwitchesOptions, a)))
 
 
 def _progress(msg: str) -> None:
     print(f"  .. {msg}", file=sys.stderr, flush=True)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--policy", default="lrr,gto,qaws", help="comma-separated, of lrr, gto, qaws (default all three)")
-    p.add_argument("--program", action="append", default=[], metavar="Kn=CLASS,...",
-                   help="the program of each warp of Kn (exit appended); default K1=int,mem,int, K2=mem,int,int")
-    p.add_argument("--warps", type=_pair, metavar="N1,N2", help="warps of K1 and of K2 (default 1,2)")
-    p.add_argument("--budget", action="append", default=[], metavar="Kn=B", help="QAWS budget (default K1=1, K2=2)")
-    p.add_argument("--launch", action="append", default=[], metavar="Kn=C", help="launch cycle (default K1=0, K2=1)")
-    p.add_argument("--latency", action="append", default=[], metavar="CLASS=N", help="latency of a class")
-    for name, v in SMALL.items():
-        p.add_argument("--" + name.replace("_", "-"), type=at_least(1), help=f"default {v}")
-    p.add_argument("--no-misses", action="store_true", help="every fetch hits the I-cache")
-    p.add_argument("--no-deps", action="store_true", help="no instruction depends on the previous result")
-    p.add_argument("--no-branches", action="store_true", help="no branch is taken")
-    p.add_argument("--timeout", type=positive_seconds, default=300.0, help="seconds per policy (default 300)")
+def _common(p: argparse.ArgumentParser, R: type[QawsWcrtOptions] | type[QawsInversionOptions]) -> None:
+    p.add_argument("--policy", help=f"comma-separated, of {', '.join(SEARCH_POLICIES)} (default {R.policy})")
+    p.add_argument("--program", action="append", metavar="Kn=CLASS,...",
+                   help=f"the program of each warp of Kn (exit appended); default {shown(DEFAULT_PROGRAMS)}")
+    p.add_argument("--warps", metavar="N1,N2", help=f"warps of K1 and of K2 (default {','.join(map(str, R.warps))})")
+    p.add_argument("--budget", action="append", metavar="Kn=B", help=f"QAWS budget (default {shown(DEFAULT_BUDGETS)})")
+    p.add_argument("--launch", action="append", metavar="Kn=C", help=f"launch cycle (default {shown(DEFAULT_LAUNCHES)})")
+    p.add_argument("--latency", action="append", metavar="CLASS=N", help="latency of a class")
+    for name, what in SM_OPTIONS.items():
+        p.add_argument("--" + name.replace("_", "-"), metavar="N", help=f"{what} (default {getattr(R, name)})")
+    p.add_argument("--no-misses", action="store_true", default=None, help="every fetch hits the I-cache")
+    p.add_argument("--no-deps", action="store_true", default=None, help="no instruction depends on the previous result")
+    p.add_argument("--no-branches", action="store_true", default=None, help="no branch is taken")
+    p.add_argument("--timeout", type=positive_seconds, default=R.timeout,
+                   help=f"seconds for the run, each policy's search included (default {R.timeout:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def register(sub: Any) -> None:
-    """Add ``qaws wcrt`` and ``qaws inversion``."""
+    """Add ``qaws wcrt``, ``qaws inversion`` and ``qaws switches``."""
     q = sub.add_parser("qaws", help="worst-case searches for two kernels under LRR, GTO and QAWS",
                        description="Searches over every stall pattern (I-cache misses, dependences, taken "
                                    "branches) of two kernels, each running a fixed program, on one SWaS SM.")
@@ -83,9 +90,10 @@ def register(sub: Any) -> None:
                       epilog=EXAMPLES + "\n\nexit codes: 0 every maximum proved, 2 bad input, 3 horizon reached, "
                                         "4 TIMEOUT, 5 ERROR (search and simulator disagree)",
                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    _common(w)
-    w.add_argument("--horizon", type=at_least(1), default=400, help="give up beyond this cycle (default 400)")
-    w.add_argument("--exhaustive", action="store_true", help="also enumerate every stall pattern (small instances)")
+    _common(w, QawsWcrtOptions)
+    w.add_argument("--horizon", metavar="N", help=f"give up beyond this cycle (default {QawsWcrtOptions.horizon})")
+    w.add_argument("--exhaustive", action="store_true", default=None,
+                   help="also enumerate every stall pattern (small instances)")
     w.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     w.set_defaults(func=_wcrt)
     i = qs.add_parser("inversion", help="a run in which K2 (higher QoS) finishes after K1",
@@ -94,8 +102,8 @@ def register(sub: Any) -> None:
                       epilog=EXAMPLES + "\n\nexit codes: 1 inversion found (FAIL), 0 none up to --depth "
                                         "(bounded PASS), 2 bad input, 4 TIMEOUT, 5 ERROR",
                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    _common(i)
-    i.add_argument("--depth", type=at_least(1), default=40, help="cycles searched (default 40)")
+    _common(i, QawsInversionOptions)
+    i.add_argument("--depth", metavar="N", help=f"cycles searched (default {QawsInversionOptions.depth})")
     i.set_defaults(func=_inversion)
     b = qs.add_parser("switches", help="prove K2's wait bound in context switches (k-induction)",
                       description="Prove, for every program and stall pattern, that while some K2 warp is eligible "
@@ -106,11 +114,12 @@ def register(sub: Any) -> None:
                              "  warpcheck qaws switches --policy gto     # FAIL, with the schedule\n\n"
                              "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR",
                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    b.add_argument("--policy", default="qaws", choices=list(SWITCH_POLICIES),
-                   help="default qaws (gto and gtlo name the same policy)")
-    b.add_argument("--warps", type=_pair, metavar="N1,N2", help="warps of K1 and of K2 (default 2,2)")
-    b.add_argument("--budget", action="append", default=[], metavar="Kn=B", help="QAWS budget (default K1=1, K2=4)")
-    b.add_argument("--depth", type=at_least(1), default=24, help="BMC depth if induction does not close (default 24)")
-    b.add_argument("--timeout", type=positive_seconds, default=600.0, help="seconds (default 600)")
+    S = QawsSwitchesOptions
+    b.add_argument("--policy", metavar="P", help=f"one of {', '.join(SWITCH_POLICIES)} (default {S.policy}; gto and "
+                                                 "gtlo name the same policy)")
+    b.add_argument("--warps", metavar="N1,N2", help=f"warps of K1 and of K2 (default {','.join(map(str, S.warps))})")
+    b.add_argument("--budget", action="append", metavar="Kn=B", help=f"QAWS budget (default {shown(SWITCH_BUDGETS)})")
+    b.add_argument("--depth", metavar="N", help=f"BMC depth if induction does not close (default {S.depth})")
+    b.add_argument("--timeout", type=positive_seconds, default=S.timeout, help=f"seconds (default {S.timeout:g})")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.set_defaults(func=_switches)

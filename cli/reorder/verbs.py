@@ -1,120 +1,72 @@
-"""Verbs of the load/store reordering framework: analyze (the kernel analyzer) and reorder prove."""
+"""The verbs of the load/store reordering framework: ``analyze`` and ``reorder prove|replay|simulate``.
+
+A shell over :mod:`warpcheck._reorder`: each verb parses argv into its options
+record (every default is the record's; the options here default to None),
+runs it with the library and prints the result.
+"""
 from __future__ import annotations
 
 import argparse
 import json
-import re
+import sys
+from typing import Any
 
-from warpcheck.cli.kernels.verbs import load_kernel
-from warpcheck.cli.options import INPUT, positive_seconds
+from warpcheck._reorder import analysis_of, proof_of, replay_of, simulation_of
+from warpcheck._reorder.options import (KERNEL_CACHE, STREAM_CACHE, AnalyzeOptions, LaunchOptions,
+                                        ReorderProveOptions, ReorderReplayOptions, ReorderSimulateOptions)
+from warpcheck.cli.options import INPUT, output_file, positive_seconds, record_from_args
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.kernels.kernel import Kernel
-from warpcheck.models.reorder.l1 import STORE_POLICIES, L1Spec, parse_cache
-from warpcheck.models.reorder.order import ORDERS, static_order
-from warpcheck.sim.reorder.accesses import Analysis, Dim3, analyze
-from warpcheck.sim.reorder.l1_replay import replay
+from warpcheck.models.reorder.l1 import STORE_POLICIES
+from warpcheck.models.reorder.order import ORDERS
+from warpcheck.models.reorder.streams import MAX_STREAM_LENGTH, MAX_STREAM_LINES, MAX_STREAM_WARPS
+from warpcheck.sim.reorder.timing import DESIGNS
+from warpcheck.verify.reorder.props import CHECKS
+from warpcheck.verify.reorder.streams import STREAM_CHECKS
+
+FMT = argparse.RawDescriptionHelpFormatter
+WITNESS_FOLDER = "warpcheck-out"  # where a FAIL's witness goes without --witness
 
 
-def parse_dims(text: str, option: str) -> Dim3:
-    """``X[,Y[,Z]]`` as a 3-tuple of positive ints."""
-    parts = [p.strip() for p in text.split(",")]
-    if not 1 <= len(parts) <= 3 or not all(re.fullmatch(r"\d+", p) for p in parts):
-        raise ConfigError(f"{option} {text!r} is not X[,Y[,Z]]; write e.g. {option} 2,1,1")
-    vals = [int(p) for p in parts] + [1] * (3 - len(parts))
-    return vals[0], vals[1], vals[2]
-
-
-def parse_params(items: list[str], kernel: Kernel) -> dict[str, int]:
-    """``NAME=VALUE`` pairs, every kernel parameter given exactly once (by name, suffix or index)."""
-    out: dict[str, int] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        try:
-            number = int(value.strip(), 0)
-        except ValueError:
-            raise ConfigError(f"--param {item!r} is not NAME=INTEGER; write e.g. --param {name or 'n'}=16")
-        if not sep:
-            raise ConfigError(f"--param {item!r} is not NAME=INTEGER; write e.g. --param n=16")
-        key = kernel.param_named(name.strip(), "--param")
-        if key in out:
-            raise ConfigError(f"--param {item!r} gives parameter {key!r} a second time; give each parameter once")
-        out[key] = number
-    missing = [p for p in kernel.params if p not in out]
-    if missing:
-        raise ConfigError(f"kernel {kernel.name!r} needs --param for {', '.join(missing)}; give each as NAME=VALUE")
-    return out
-
-
-def run_analysis(a: argparse.Namespace) -> Analysis:
-    """Load the kernel and run the analyzer with the command line's options."""
-    kernel = load_kernel(a.kernel, a.entry)
-    grid, block = parse_dims(a.grid, "--grid"), parse_dims(a.block, "--block")
-    return analyze(kernel, grid, block, parse_params(a.param or [], kernel), a.line_bytes)
-
-
-def warp_epochs(an: Analysis) -> list[list[int]]:
-    """Each warp's access epochs, warps in global order."""
-    return [[acc.epoch for acc in w.accesses] for w in an.warps]
-
-
-def static_sequence(an: Analysis, rule: str) -> list[tuple[str, tuple[int, ...]]]:
-    """The (kind, lines) of every access in the static order."""
-    return [(an.warps[w].accesses[k].kind, an.warps[w].accesses[k].lines)
-            for w, k in static_order(warp_epochs(an), rule)]
-
-
-def analysis_json(an: Analysis, rule: str, spec: L1Spec | None) -> dict:
-    """The analyzer's findings with the keys of the issue."""
-    order = [] if an.undecided else static_order(warp_epochs(an), rule)
-    out = {"kernel": an.kernel.name, "grid": list(an.grid), "block": list(an.block), "line_bytes": an.line_bytes,
-           "instructions": [{"pc": pc, "kind": kind, "text": text} for pc, kind, text in an.instructions()],
-           "warps": [{"block": list(w.block), "warp": w.warp,
-                      "accesses": [{"pc": x.pc, "kind": x.kind, "lines": list(x.lines), "lanes": x.lanes,
-                                    "epoch": x.epoch} for x in w.accesses]} for w in an.warps],
-           "order_rule": rule,
-           "order": [{"block": list(an.warps[w].block), "warp": an.warps[w].warp, "access": k} for w, k in order],
-           "undecided": [{"block": list(u.block), "warp": u.warp, "pc": u.pc, "line": u.line, "what": u.what,
-                          "text": u.text} for u in an.undecided]}
-    if spec is not None and not an.undecided:
-        out["l1"] = replay(static_sequence(an, rule), spec).to_json(spec)
-    return out
-
-
-def report(out: dict) -> str:
-    """``analyze``'s text report."""
-    lines = [f"kernel {out['kernel']}: grid {out['grid']}, block {out['block']}, "
-             f"{len(out['instructions'])} global loads/stores, {out['line_bytes']}-byte lines",
-             "pcs: " + ", ".join(f"{i['pc']} {i['kind']} ({i['text']})" for i in out["instructions"])]
-    for w in out["warps"]:
-        accs = "; ".join(f"pc {x['pc']} {x['kind']} lanes {x['lanes']}"
-                         + (f" epoch {x['epoch']}" if x["epoch"] else "") + f" lines {x['lines']}"
-                         for x in w["accesses"]) or "no global access"
-        lines.append(f"block {w['block']} warp {w['warp']}: {accs}")
-    lines.append(f"static order ({out['order_rule']}): " + ", ".join(
-        f"B{o['block']}W{o['warp']}#{o['access']}" for o in out["order"]))
-    if "l1" in out:
-        l1 = out["l1"]
-        lines.append(f"L1 {l1['size']} B, {l1['ways']} ways, replayed in the static order: {l1['loads']} load lines, "
-                     f"{l1['load_misses']} misses (miss rate {l1['miss_rate']:.4f}), {l1['stores']} store lines")
-    return "\n".join(lines)
+def _print(result: Any, as_json: bool) -> int:
+    print(json.dumps(result.to_dict()) if as_json else result.report())
+    return int(result.code)
 
 
 def _analyze(a: argparse.Namespace) -> int:
-    from warpcheck._reorder import analysis_of  # the API's function (imported here: it imports this module)
-
-    r = analysis_of(a)
+    r = analysis_of(record_from_args(AnalyzeOptions, a))
     if r.problem:
         if a.json:
             print(json.dumps(r.to_dict()))
         raise ConfigError(r.problem)
-    print(json.dumps(r.to_dict()) if a.json else r.report())
-    return 0
+    return _print(r, a.json)
+
+
+def _prove(a: argparse.Namespace) -> int:
+    o = record_from_args(ReorderProveOptions, a)
+    return _print(proof_of(o, None if a.json else _progress, WITNESS_FOLDER), a.json)
+
+
+def _replay(a: argparse.Namespace) -> int:
+    return _print(replay_of(record_from_args(ReorderReplayOptions, a)), a.json)
+
+
+def _simulate(a: argparse.Namespace) -> int:
+    return _print(simulation_of(record_from_args(ReorderSimulateOptions, a)), a.json)
+
+
+def _progress(msg: str) -> None:
+    print(f"  .. {msg}", file=sys.stderr, flush=True)
+
+
+def _choices(names: tuple[str, ...] | list[str]) -> str:
+    return "{" + ",".join(names) + "}"
 
 
 def add_kernel_options(p: argparse.ArgumentParser, optional: bool = False) -> None:
-    """The options that say which kernel runs how: file, entry, grid, block, parameters.
+    """The options that say which kernel runs how: file, entry, grid, block, parameters (``LaunchOptions``).
 
-    ``optional``: the verb has a mode without a kernel (it checks that a kernel mode got them)."""
+    ``optional``: the verb has a mode without a kernel (its record checks that a kernel mode got them)."""
+    d = LaunchOptions
     p.add_argument("kernel", metavar="KERNEL", type=INPUT, nargs="?" if optional else None, help="a PTX file (nvcc -ptx)")
     p.add_argument("--entry", metavar="NAME", help="the kernel to analyse in a module with several")
     p.add_argument("--grid", required=not optional, metavar="X[,Y[,Z]]", help="blocks of the grid")
@@ -122,20 +74,19 @@ def add_kernel_options(p: argparse.ArgumentParser, optional: bool = False) -> No
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="a kernel parameter (by name, by the suffix after the last '_', or by index); every "
                         "parameter must be given")
-    p.add_argument("--line-bytes", type=int, default=128, metavar="N", help="L1 line size (default 128)")
-    p.add_argument("--order", choices=ORDERS, default="round",
-                   help="static order: round (k-th access of each warp, then block, then warp; default) or "
-                        "barrier (barrier epoch first, then the round)")
-    p.add_argument("--stores", choices=STORE_POLICIES, default="evict",
-                   help="what a store that hits in L1 does (write-through, no allocate; default evict)")
+    p.add_argument("--line-bytes", metavar="N", help=f"L1 line size (default {d.line_bytes})")
+    p.add_argument("--order", metavar=_choices(ORDERS),
+                   help=f"static order: round (k-th access of each warp, then block, then warp) or barrier (barrier "
+                        f"epoch first, then the round); default {d.order}")
+    p.add_argument("--stores", metavar=_choices(STORE_POLICIES),
+                   help=f"what a store that hits in L1 does (write-through, no allocate; default {d.stores})")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
 
 
-def register(sub) -> None:
-    """Add the verbs analyze and reorder."""
-    fmt = argparse.RawDescriptionHelpFormatter
+def register(sub: Any) -> None:
+    """Add the verbs analyze and reorder (prove, replay, simulate)."""
     p = sub.add_parser("analyze", help="list every warp's dynamic global loads/stores and the static order",
-                       formatter_class=fmt,
+                       formatter_class=FMT,
                        description="The kernel analyzer of the reordering framework: run every warp of every "
                                    "block concretely and list each dynamic global load/store with its coalesced "
                                    "line addresses and active lanes, and the reordering unit's static order.",
@@ -145,9 +96,103 @@ def register(sub) -> None:
                               "stops (exit 2)")
     add_kernel_options(p)
     p.add_argument("--cache", metavar="SIZE:WAYS", help="also replay the L1 in the static order (e.g. 16K:4)")
-    p.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="S",
-                   help="seconds for the whole run, set-up included, before TIMEOUT, exit 4 (default 60)")
+    _timeout(p, AnalyzeOptions.timeout, "seconds for the whole run, set-up included, before TIMEOUT, exit 4")
     p.set_defaults(func=_analyze)
-    from warpcheck.cli.reorder import prove as reorder_prove
+    r = sub.add_parser("reorder", help="proofs about the load/store reordering unit", formatter_class=FMT,
+                       description="The warp-based load/store reordering unit in front of L1.")
+    acts = r.add_subparsers(dest="action", metavar="ACTION")
+    acts.required = True
+    _add_prove(acts)
+    _add_simulate(acts)
+    _add_replay(acts)
 
-    reorder_prove.register(sub)
+
+def _timeout(p: argparse.ArgumentParser, default: float | None, what: str) -> None:
+    p.add_argument("--timeout", type=positive_seconds, default=default, metavar="S", help=f"{what} (default {default:g})")
+
+
+def _add_prove(acts: Any) -> None:
+    d = ReorderProveOptions
+    q = acts.add_parser("prove", formatter_class=FMT, help="prove the L1 order is the static order",
+                        description="With the unit: prove (k-induction, proved lemmas) that for every LD/ST "
+                                    "schedule the k-th request sent to L1 is the k-th of the static order, or "
+                                    "(--check deadlock) that the unit never waits for a request held behind a "
+                                    "barrier.  Without it (--no-unit): find two schedules whose L1 orders differ "
+                                    "and replay them.",
+                        epilog="example:\n  warpcheck reorder prove --streams 3 --warps 2 --channel 2\n"
+                               "  warpcheck reorder prove --streams 3 --warps 2 --order barrier\n"
+                               "  warpcheck reorder prove examples/reorder/paper_example.ptx --grid 1,2,1 "
+                               "--block 16,4,1 --param in=0\n  warpcheck reorder prove examples/reorder/"
+                               "paper_example.ptx --grid 1,2,1 --block 16,4,1 --param in=0 --no-unit\n"
+                               "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR")
+    add_kernel_options(q, optional=True)
+    g = q.add_argument_group("the unit as a design, without a kernel (--streams)")
+    g.add_argument("--streams", metavar="N",
+                   help=f"prove the unit for every stream of 0..N requests per warp (1..{MAX_STREAM_LENGTH}) "
+                        "instead of a kernel")
+    g.add_argument("--warps", metavar="W", help=f"warps of the streams (1..{MAX_STREAM_WARPS}, default {d.warps})")
+    g.add_argument("--blocks", metavar="B,B,..", help="each warp's block, ascending (default: all in block 0)")
+    g.add_argument("--lines", metavar="L", help=f"line numbers a request may touch, 0..L-1 (at most "
+                                                f"{MAX_STREAM_LINES}; default {d.lines}: three per set of the "
+                                                f"default L1)")
+    g.add_argument("--mutant", metavar="NAME", help="prove a deliberately broken copy of the unit "
+                   "(the mutation suite; see benchmarks/mutants.py --domain reorder)")
+    q.add_argument("--no-unit", action="store_true", default=None, help="requests go to L1 in arrival order")
+    q.add_argument("--check", metavar=_choices(CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS)),
+                   help="on a kernel: order (default): the L1 order is the static one; misses: the L1 load misses "
+                        "are those of the static order's LRU replay (the L1 of --cache in the model); deadlock: the "
+                        "unit never waits for a request held behind a barrier; wait: the static order's next request, "
+                        "once delivered, goes to L1 within channel - 1 cycles.  With --streams: stream (default: "
+                        "order, wait and misses together), order, wait (the next request waits at most channel - 1 "
+                        "cycles once delivered), misses")
+    q.add_argument("--channel", metavar="C", help="channel depth: requests a warp may have between its oldest unsent "
+                                                  f"one and its newest (default {d.channel})")
+    q.add_argument("--cache", metavar="SIZE:WAYS", help=f"the L1 for miss counts (default {KERNEL_CACHE} on a kernel, "
+                                                        f"{STREAM_CACHE} with --streams)")
+    q.add_argument("--max-k", metavar="K", help=f"largest induction depth (default {d.max_k})")
+    q.add_argument("--depth", metavar="N",
+                   help="BMC depth without the unit (default: requests + 2); with --streams, the BMC depth after an "
+                        "inconclusive induction (default: every request of the bound + channel + 2)")
+    _timeout(q, d.timeout, "wall-clock budget in seconds")
+    q.add_argument("--samples", metavar="N",
+                   help=f"random schedules simulated for the miss counts (default {d.samples})")
+    q.add_argument("--witness", metavar="PATH", type=output_file(f"{WITNESS_FOLDER}/witness.json"),
+                   help=f"where a FAIL's schedules go (default {WITNESS_FOLDER}/reorder-KERNEL-CHECK.json)")
+    q.set_defaults(func=_prove)
+
+
+def _add_replay(acts: Any) -> None:
+    q = acts.add_parser("replay", help="rerun a FAIL's schedules with and without the unit",
+                        description="Rerun the LD/ST schedules of a reorder witness on the unit's simulator, on "
+                                    "the design it was found on and on the other.",
+                        epilog="exit codes: 0 the witness reproduces, 2 bad input, 5 it does not (a bug of the kit)")
+    q.add_argument("witness", type=INPUT, help="a witness file written by 'warpcheck reorder prove'")
+    q.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    _timeout(q, ReorderReplayOptions.timeout, "seconds for the whole run before it stops with TIMEOUT, exit 4")
+    q.set_defaults(func=_replay)
+
+
+def _add_simulate(acts: Any) -> None:
+    d = ReorderSimulateOptions
+    q = acts.add_parser("simulate", formatter_class=FMT,
+                        help="cycles and L1 misses: LRR, LRR with the unit, pure round robin",
+                        description="Timing simulation of every warp on one SM in three configurations: "
+                                    "default (LRR, no unit), unit (LRR with the reordering unit) and rr (pure "
+                                    "round robin, no unit).",
+                        epilog="example:\n  warpcheck reorder simulate examples/reorder/set_conflicts.ptx --grid 1 "
+                               "--block 128 --param data=0 --param rows=3 --jitter 100 --seeds 5\n"
+                               "exit codes: 0 the unit kept the static order, 1 the unit deadlocked, 2 bad input, "
+                               "5 the unit left the static order, an issue left the trace or a run exceeded the charged "
+                               "bound (a bug of the kit)")
+    add_kernel_options(q)
+    q.add_argument("--cache", metavar="SIZE:WAYS", help=f"the L1 (default {d.cache})")
+    q.add_argument("--hit", metavar="N", help=f"L1 hit latency (default {d.hit})")
+    q.add_argument("--miss", metavar="N", help=f"L1 miss latency (default {d.miss})")
+    q.add_argument("--jitter", metavar="N", help=f"a miss takes 0..N cycles more, drawn per seed (default {d.jitter})")
+    q.add_argument("--seeds", metavar="N", help=f"runs per configuration (default {d.seeds})")
+    q.add_argument("--design", metavar=_choices(DESIGNS),
+                   help=f"the SM front end: baseline (fetch and issue by the policy) or swas (default {d.design})")
+    q.add_argument("--channel", metavar="C",
+                   help=f"channel depth (default {d.channel}, as in reorder prove: the depth the proofs cover)")
+    _timeout(q, d.timeout, "seconds for the whole run before it stops with TIMEOUT, exit 4")
+    q.set_defaults(func=_simulate)

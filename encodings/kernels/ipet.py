@@ -216,7 +216,7 @@ def _bound(wcfg: WarpCFG, label: str, bounds, default_bound) -> int:
         return bounds[label] if label in bounds else bounds[aliases[0]]
     if default_bound is None:
         raise ConfigError(f"{_at_label(wcfg, label)}the loop with header {label!r} in kernel {wcfg.kernel.name!r} has no bound; "
-                          f"give --loop-bound '{label}=N' or --max-loop-bound N")
+                          f"give it one in loop_bounds ({label!r}: N) or give max_loop_bound")
     return default_bound
 
 

@@ -3,7 +3,7 @@
 Same form as :mod:`warpcheck.models.kernels.mutants` (one function of one module
 replaced); kept here because IPET lives in the encodings layer.  Both are
 killed by a WCET bound below the time of a thread run alone
-(``sim/kernels/reference.py``) with loop bounds that hold for that run.
+(``spec/kernels/reference.py``) with loop bounds that hold for that run.
 """
 from __future__ import annotations
 

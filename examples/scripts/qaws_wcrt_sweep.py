@@ -26,11 +26,11 @@ def main() -> int:
     print(f"{'budget':>6} {'policy':>6} {'response':>8} {'maximal?':>8} {'replayed':>8}")
     worst = 0
     for b in [int(x) for x in a.budgets.split(",")]:
-        r = warpcheck.qaws_wcrt(a.policies, programs={"K1": a.k1, "K2": a.k2}, warps=a.warps,
-                                budgets={"K1": 1, "K2": b}, timeout=a.timeout)
+        r = warpcheck.qaws_wcrt(a.policies, program={"K1": a.k1, "K2": a.k2}, warps=a.warps,
+                                budget={"K1": 1, "K2": b}, timeout=a.timeout)
         for name, row in r.policies.items():
-            maximal = "proved" if row["status"] == "PASS" else row["status"]
-            print(f"{b:>6} {name:>6} {row['response']:>8} {maximal:>8} {str(row['replayed']):>8}")
+            maximal = "proved" if row.status == "PASS" else row.status
+            print(f"{b:>6} {name:>6} {row.response:>8} {maximal:>8} {str(row.replayed):>8}")
         worst = max(worst, r.code)
     return worst
 

@@ -13,7 +13,7 @@ with another view of which warps are eligible:
 
 These are the simulator's metrics (discrepancies, errors), computed with the
 model's own policy.  The proofs never use them: their references are written
-apart from the model in ``models/frontend/reference.py``.
+apart from the model in ``spec/frontend/issue_reference.py``.
 """
 from __future__ import annotations
 

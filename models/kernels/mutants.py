@@ -2,9 +2,9 @@
 
 Each mutant is one single-point bug, written as a replacement of one function
 of one module (the replacement wraps or rewrites the original).  The checks
-that must see it (``warpcheck.cli.kernels.mutation``) compare the design with
+that must see it (``warpcheck._kernels.mutation``) compare the design with
 a computation that does not use the patched point: each thread run alone
-(``sim/kernels/reference.py``) for the SIMT stack, the concrete warp run for
+(``spec/kernels/reference.py``) for the SIMT stack, the concrete warp run for
 value agreement, and a thread's observed time for the instruction classes and
 the IPET bound.  IPET's mutants live in ``encodings/kernels/mutants.py`` (layers).
 """

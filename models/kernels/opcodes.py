@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Latency classes beyond the pipeline classes, with their default cycles (configurable with --latency).
+# Latency classes beyond the pipeline classes, with their default cycles (configurable with the verbs' latency option).
 EXTRA_UNITS = {"tensor": 32, "matrix": 16, "cp_async": 20, "bulk_copy": 200, "tma": 200}
 
 # How an instruction touches memory: what ``analyze`` must list (or refuse) when the space is global.

@@ -111,7 +111,7 @@ class _Builder:
         if stack not in index:
             if len(index) >= self.max_states:
                 raise StateLimit(f"the warp-level CFG of kernel {self.kernel.name!r} exceeds {self.max_states} "
-                                  f"states; raise the limit or simplify the kernel's divergence")
+                                  f"states; raise max_states or simplify the kernel's divergence")
             node = len(index)
             index[stack] = node
             self.graph.add_node(node, block=self.cfg.block_of_pc(stack[-1].pc), stack=stack)

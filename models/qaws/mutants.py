@@ -3,7 +3,7 @@
 Each mutant overrides one rule of :class:`QawsRules` (one line of Alg. 1 read
 wrongly) and runs on the SWaS front end.  Every one of them changes what is
 issued or the group and counts QAWS keeps, so each must end FAIL with a
-replayed witness (``cli/qaws/mutation.py``, ``benchmarks/mutants.py --domain qaws``).
+replayed witness (``api/_qaws/mutation.py``, ``benchmarks/mutants.py --domain qaws``).
 
 The configuration is the README's (4 warps, kernels 0, 0, 1, 1, budgets 1, 4:
 warps 2 and 3 form group 0); a mutant that only shows when a kernel starts

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from warpcheck.models.errors import ConfigError
+from warpcheck.models.errors import ConfigError, OptionError
 
 STORE_POLICIES = ("evict", "keep", "touch")
 EMPTY = -1
@@ -50,15 +50,23 @@ class L1Spec:
         return line_address // self.line_bytes % self.sets
 
 
-def parse_cache(text: str, line_bytes: int = 128, stores: str = "evict") -> L1Spec:
-    """An L1Spec from ``SIZE:WAYS`` (size in bytes or with a K suffix, e.g. ``16K:4``)."""
+def parse_cache(text: str, line_bytes: int = 128, stores: str = "evict", option: str = "cache") -> L1Spec:
+    """An L1Spec from ``SIZE:WAYS`` (size in bytes or with a K suffix, e.g. ``16K:4``).
+
+    A text that is no L1 raises :class:`OptionError` naming ``option`` (the field that held it).
+    """
     size, sep, ways = text.partition(":")
     size = size.strip().upper().removesuffix("B")
     mult = 1024 if size.endswith("K") else 1
     digits = size.removesuffix("K")
     if not sep or not digits.isdigit() or not ways.strip().isdigit():
-        raise ConfigError(f"--cache {text!r} is not SIZE:WAYS; write e.g. --cache 16K:4")
-    return L1Spec(int(digits) * mult, int(ways), line_bytes, stores)
+        raise OptionError(option, text, "not SIZE:WAYS; write e.g. 16K:4")
+    try:
+        return L1Spec(int(digits) * mult, int(ways), line_bytes, stores)
+    except OptionError:
+        raise
+    except ConfigError as e:
+        raise OptionError(option, text, str(e)) from None
 
 
 def _present_upto(A: Any, ways: Sequence[Any], line: Any, i: int) -> Any:

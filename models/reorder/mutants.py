@@ -130,7 +130,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("sent-stays", "a sent request stays in its channel slot (stale entry, capacity shrinks)", SentStays),
     Mutant("tail-before-send", "the tail is computed before a send frees a slot", TailBeforeSend),
     Mutant("backlog-plus-one", "LD/ST back-pressure lets channel + 1 requests of a warp out", BacklogPlusOne),
-    Mutant("epoch-ignored", "under --order barrier the unit's key ignores the barrier epoch", EpochIgnored,
+    Mutant("epoch-ignored", "under the barrier order the unit's key ignores the barrier epoch", EpochIgnored,
            order="barrier"),
     Mutant("ties-to-higher-warp", "the reordering unit breaks a tie of keys towards the higher warp",
            TiesToHigherWarp),

@@ -36,7 +36,7 @@ from the ghost counter ``seq``), with streams ``o_line`` (the line it
 touches); with an L1 (``l1``), also
 ``o_hits`` and ``o_misses`` (load lines of that request that hit or miss) and
 the running count ``misses``.  Properties compare the record with a reference
-written apart (``models.reorder.reference``, ``verify.reorder``).
+written apart (``spec.reorder.reference``, ``verify.reorder``).
 """
 from __future__ import annotations
 

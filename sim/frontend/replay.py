@@ -11,7 +11,7 @@ from warpcheck.models.frontend.checked import PREFIX, Checked, reference_part
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.kernels.kernel import CLASSES
-from warpcheck.models.frontend.reference import RECORD, REFERENCES, AnalysisMachine
+from warpcheck.spec.frontend.issue_reference import RECORD, REFERENCES, AnalysisMachine
 from warpcheck.models.frontend.stream import Instr
 from warpcheck.sim.frontend.driver import Feeder, Source, initial_params, list_source
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 from warpcheck.models.kernels import simt_stack as st
 from warpcheck.models.kernels.cfg import CostModel, KernelCFG
-from warpcheck.models.errors import ConfigError
+from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.kernels.opcodes import spec_of
-from warpcheck.sim.kernels.thread_ops import Machine, ThreadState, WarpInputs
+from warpcheck.spec.kernels.thread_ops import Machine, ThreadState, WarpInputs
 
 
 @dataclass
@@ -48,7 +48,7 @@ def run_warp(kernel: Kernel, inputs: WarpInputs, threads: int = 32, cost: CostMo
              max_steps: int = 200000, warp: int = 0) -> SimtRun:
     """Run warp ``warp`` of its block (``threads`` lanes, ``%tid.x = warp * threads + lane``) through ``kernel``."""
     if not 1 <= threads <= 64:
-        raise ConfigError(f"--threads is {threads!r}; a warp has 1 to 64 threads")
+        raise OptionError("threads", threads, "not allowed; a warp has 1 to 64 threads")
     _check_warp(warp, threads, inputs.ntid[0])
     cost = cost or CostModel()
     cfg = KernelCFG(kernel)
@@ -60,7 +60,7 @@ def run_warp(kernel: Kernel, inputs: WarpInputs, threads: int = 32, cost: CostMo
     while stack:
         if len(run.steps) >= max_steps:
             raise ConfigError(f"kernel {kernel.name!r} did not finish within {max_steps} blocks; "
-                              f"check the inputs (a loop bound may be huge) or raise --max-steps")
+                              f"check the inputs (a loop bound may be huge) or raise max_steps")
         run.stacks.append(stack)
         block = cfg.blocks[cfg.block_of_pc(stack[-1].pc)]
         mask = stack[-1].mask
@@ -77,8 +77,8 @@ def _check_warp(warp: int, threads: int, ntid_x: int) -> None:
     """Refuse a warp index whose threads are not in the block (``%tid.x`` would reach ``ntid.x`` or more)."""
     if warp < 0 or warp * threads >= ntid_x:
         last = max(0, (ntid_x - 1) // threads)
-        raise ConfigError(f"--warp {warp} is not a warp of the block: ntid.x = {ntid_x} holds warps 0 to {last} "
-                          f"of {threads} threads; raise ntid in --inputs for more")
+        raise OptionError("warp", warp, f"not a warp of the block: ntid.x = {ntid_x} holds warps 0 to {last} "
+                                        f"of {threads} threads; raise ntid in the inputs for more")
 
 
 def _run_block(kernel: Kernel, cfg: KernelCFG, machine: Machine, state, stack: st.Stack, block, run) -> st.Stack:

@@ -29,11 +29,11 @@ from typing import Mapping
 
 from warpcheck.models.kernels import simt_stack as st
 from warpcheck.models.kernels.cfg import KernelCFG
-from warpcheck.models.errors import ConfigError
+from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
 from warpcheck.models.kernels.opcodes import spec_of, wmma_tile
 from warpcheck.models.kernels.ptx import operand_registers
-from warpcheck.sim.kernels.thread_ops import Machine, ThreadState, WarpInputs
+from warpcheck.spec.kernels.thread_ops import Machine, ThreadState, WarpInputs
 
 Dim3 = tuple[int, int, int]
 WARP_SIZE = 32
@@ -107,10 +107,10 @@ class Analysis:
 def analyze(kernel: Kernel, grid: Dim3, block: Dim3, params: Mapping[str, int], line_bytes: int = 128,
             max_steps: int = 100000) -> Analysis:
     """Run every warp of every block and collect its dynamic global accesses."""
-    _check_dims(grid, "--grid", MAX_BLOCKS)
-    _check_dims(block, "--block", MAX_THREADS_PER_BLOCK)
+    _check_dims(grid, "grid", MAX_BLOCKS)
+    _check_dims(block, "block", MAX_THREADS_PER_BLOCK)
     if line_bytes <= 0 or line_bytes & (line_bytes - 1):
-        raise ConfigError(f"--line-bytes is {line_bytes!r}; use a positive power of two such as 128")
+        raise OptionError("line_bytes", line_bytes, "not a positive power of two; use e.g. 128")
     _refuse_unsupported(kernel)
     out = Analysis(kernel, grid, block, line_bytes)
     threads = block[0] * block[1] * block[2]
@@ -131,8 +131,7 @@ def blocks_of(grid: Dim3) -> list[Dim3]:
 def _check_dims(dims: Dim3, option: str, limit: int) -> None:
     total = dims[0] * dims[1] * dims[2]
     if len(dims) != 3 or min(dims) <= 0 or total > limit:
-        raise ConfigError(f"{option} is {','.join(map(str, dims))}; give 1 to 3 positive sizes with a product "
-                          f"of at most {limit}")
+        raise OptionError(option, dims, f"not 1 to 3 positive sizes with a product of at most {limit}")
 
 
 def _refuse_unsupported(kernel: Kernel) -> None:

@@ -3,7 +3,7 @@
 The unit's step runs with plain Python values.  A *schedule* says what the
 LD/ST side delivers each cycle: ``(warp, index)`` or ``(-1, 0)`` for a stall.
 The requests the unit sends go, in that order, through the reference L1
-(``models.reorder.reference_l1``: its own set index and LRU, not the unit's).
+(``spec.reorder.reference_l1``: its own set index and LRU, not the unit's).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Sequence
 
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.models.reorder.l1 import L1Spec
-from warpcheck.models.reorder.reference_l1 import Geometry, lru_replay
+from warpcheck.spec.reorder.reference_l1 import Geometry, lru_replay
 from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.models.ts import State, check_state
 

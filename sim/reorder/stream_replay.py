@@ -16,8 +16,8 @@ from typing import Any
 from warpcheck.models.errors import InputFileError
 from warpcheck.models.reorder.l1 import parse_cache
 from warpcheck.models.reorder.mutants import MUTANTS
-from warpcheck.models.reorder.reference import static_order
-from warpcheck.models.reorder.reference_l1 import Geometry, lru_replay
+from warpcheck.spec.reorder.reference import static_order
+from warpcheck.spec.reorder.reference_l1 import Geometry, lru_replay
 from warpcheck.models.reorder.streams import Streams
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.sim.reorder.run import longest_wait, simulate

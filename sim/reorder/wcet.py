@@ -14,7 +14,7 @@ from warpcheck.models.kernels.kernel import Kernel
 from warpcheck.models.reorder.bound import Machine, Work, charged_cycles
 from warpcheck.models.reorder.order import static_order
 from warpcheck.models.reorder.unit import Workload
-from warpcheck.sim.reorder.l1_replay import per_access
+from warpcheck.spec.reorder.l1_replay import per_access
 from warpcheck.sim.reorder.timing import Timing, Trace, sm_config, stream_of
 from warpcheck.sim.frontend.workloads import ICache
 

@@ -16,7 +16,7 @@ eligibility agrees with the reference, so the issued warp equals the
 reference scheduler's.  Steps (2) and (3) are machine-checked one W at a
 time, so the result covers W = 1 .. min(max_w, max_proj) and says so; it
 never claims every W.  The reference eligibility is the independent one of
-``models/frontend/reference.py``.
+``spec/frontend/issue_reference.py``.
 """
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ import z3
 from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import Z3Algebra, check, term
 from warpcheck.models.frontend.config import SMConfig
-from warpcheck.models.errors import ConfigError
+from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.frontend.design import FIELDS, FrontEnd
 from warpcheck.models.frontend.open_warp import OpenWarp
-from warpcheck.models.frontend.reference import OracleReference
+from warpcheck.spec.frontend.issue_reference import OracleReference
 from warpcheck.models.frontend.policies import POLICIES, PolicyContext
 from warpcheck.verify.engines import Deadline, kinduction
 from warpcheck.verify.result import Result, Status
@@ -123,11 +123,11 @@ def prove_parametric(config: SMConfig, prop: str = "oracle", max_w: int = 32, ma
                      timeout: float | None = 300.0) -> Result:
     """Prove the property for W = 1 .. min(max_w, max_proj) at once; PASS only if all three steps hold."""
     if prop not in VIEWS:
-        raise ConfigError(f"--all-warps proves property 'oracle' or 'ideal', not {prop!r}; "
-                          "prove 'exact' for a given --warps W")
+        raise OptionError("property", prop, "the parametric proof (all_warps) is for 'oracle' or 'ideal'; "
+                                            "prove 'exact' for a given number of warps")
     if config.budgets:
         raise ConfigError(f"the parametric proof is for SMs without kernel budgets (got budgets = {list(config.budgets)!r}); "
-                          "prove a concrete --warps W for qaws with two kernels")
+                          "prove a given number of warps for qaws with two kernels")
     if config.design != "swas":
         raise ConfigError(f"the parametric proof is for design 'swas' (got {config.design!r}); "
                           "the baseline does not follow its policy even at W = 1")
@@ -137,7 +137,7 @@ def prove_parametric(config: SMConfig, prop: str = "oracle", max_w: int = 32, ma
         status = Status.UNKNOWN if comp.status is Status.FAIL else comp.status
         return Result(status, "parametric", comp.depth, seconds=dl.elapsed(),
                       message=(f"the one-warp component fails against an arbitrary scheduler at depth {comp.depth}; "
-                               "prove a concrete --warps W to get a real counterexample")
+                               "prove a given number of warps to get a real counterexample")
                       if comp.status is Status.FAIL else f"component: {comp.label}: {comp.message}")
     policy, covered = config.issue_policy, min(max_w, max_proj)
     for w in range(1, max_w + 1):

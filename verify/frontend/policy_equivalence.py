@@ -1,4 +1,4 @@
-"""Each model policy equals its reference policy (models/frontend/reference_policies.py), checked by SMT per W.
+"""Each model policy equals its reference policy (spec/frontend/priority_lists.py), checked by SMT per W.
 
 The two keep different state (a pointer, or the last issued warp / a turn);
 the check finds the link between them (the same one Houdini keeps in the
@@ -13,7 +13,7 @@ import z3
 
 from warpcheck.encodings.z3_algebra import Z3BVAlgebra, check, term
 from warpcheck.models.frontend.policies import POLICIES, PolicyContext
-from warpcheck.models.frontend.reference_policies import ref_policy
+from warpcheck.spec.frontend.priority_lists import ref_policy
 from warpcheck.verify.result import Status
 
 Link = Callable[[Any, Any, dict[str, Any], int], Any]

@@ -1,7 +1,7 @@
 """Named properties of the front end: the design's issue record equals an independent reference's.
 
 Each property pairs the design with a reference written apart from it
-(``models/frontend/reference.py``) and states, in every cycle, that the
+(``spec/frontend/issue_reference.py``) and states, in every cycle, that the
 issue records agree.  The reference never calls the design's functions.
 """
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Callable
 
 from warpcheck.models.frontend.checked import Checked, Reference
 from warpcheck.models.frontend.config import SMConfig
-from warpcheck.models.errors import ConfigError
+from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.frontend.design import FrontEnd
-from warpcheck.models.frontend.reference import REFERENCES
+from warpcheck.spec.frontend.issue_reference import REFERENCES
 
 
 @dataclass(frozen=True)
@@ -28,8 +28,9 @@ class Property:
     def checked(self, fe: FrontEnd) -> Checked:
         """The design and this property's reference in lockstep; its ``agree`` is the property."""
         if fe.c.design not in self.designs:
-            raise ConfigError(f"property {self.name!r} is defined for design {' or '.join(self.designs)}, "
-                              f"not {fe.c.design!r}; use --property oracle or ideal")
+            others = [p for p, prop in PROPERTIES.items() if fe.c.design in prop.designs]
+            raise OptionError("property", self.name, f"defined for design {' or '.join(self.designs)}, not "
+                                                     f"{fe.c.design!r}; use {' or '.join(others)}")
         return Checked(fe, self.reference(fe.c))
 
 

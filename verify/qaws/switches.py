@@ -23,7 +23,7 @@ from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, cover, kinduction
-from warpcheck.verify.qaws.kernels import split_by_budget
+from warpcheck.spec.qaws.kernel_roles import split_by_budget
 from warpcheck.verify.qaws.wcrt import trace_replays
 from warpcheck.verify.result import Result, Status
 

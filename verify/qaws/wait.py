@@ -15,7 +15,7 @@ from typing import Any
 
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
-from warpcheck.verify.qaws.kernels import split_by_budget
+from warpcheck.spec.qaws.kernel_roles import split_by_budget
 from warpcheck.models.ts import State, Var
 from warpcheck.verify.engines import bmc
 from warpcheck.verify.result import Result

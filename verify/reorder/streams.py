@@ -1,7 +1,7 @@
 """The reordering unit proved as a design: for every stream within a bound, against the reference.
 
 :class:`StreamMonitor` runs the unit over symbolic :class:`Streams` next to the
-reference (``models.reorder.reference``, ``models.reorder.reference_l1``),
+reference (``spec.reorder.reference``, ``spec.reorder.reference_l1``),
 which sees only the unit's inputs (the LD/ST deliveries) and its output record
 (``o_valid``, ``o_warp``, ``o_idx``, ``misses``).  Three properties:
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.reorder.reference import ReferenceOrder, sorts_before
-from warpcheck.models.reorder.reference_l1 import Geometry, ReferenceL1
+from warpcheck.spec.reorder.reference import ReferenceOrder, sorts_before
+from warpcheck.spec.reorder.reference_l1 import Geometry, ReferenceL1
 from warpcheck.models.reorder.unit import SENT, WAITING, ReorderUnit
 from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, kinduction
@@ -48,7 +48,7 @@ class StreamMonitor(TransitionSystem):
 
     def __init__(self, inner: ReorderUnit) -> None:
         if not inner.work.symbolic or not inner.unit:
-            raise ConfigError("the stream proof needs the unit (not --no-unit) over symbolic streams")
+            raise ConfigError("the stream proof needs the unit (a ReorderUnit with unit=True) over symbolic streams")
         self.inner, work = inner, inner.work
         self.ref = ReferenceOrder(work.warps, work.length, inner.order)
         self.bound = wait_bound(inner.channel)

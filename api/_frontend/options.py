@@ -1,0 +1,366 @@
+"""The options records of the front-end verbs: one frozen, validated record per verb, every default stated here.
+
+``prove``, ``replay``, ``simulate``, ``demo``, ``run`` and ``export`` each
+read one record; the command line builds it from argv (``cli.options.record_from_args``),
+a script from keywords (``warpcheck.prove(...)``), a job file from a task.  The
+fields are named like the verbs' options (``t_fetch`` is ``--t-fetch``), so a
+refused value names the keyword in a script and the flag on the command line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Sequence, Union
+
+from warpcheck._policy import UserPolicy, policy_name
+from warpcheck._values import (DEFAULT_MEMORY_GIB, flag, gib, integer, number, one_of, optional_integer, path, seconds,
+                               settle, text)
+from warpcheck.models.errors import OptionError
+from warpcheck.models.file_schemas import MAX_REPLAY_CYCLES
+from warpcheck.models.frontend.config import DESIGNS, SMConfig, canonical_policy, config_from_mapping, load_config
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.models.frontend.policies import POLICIES
+from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES
+from warpcheck.verify.frontend.properties import PROPERTIES, default_property, get_property
+
+__all__ = ["ProveOptions", "ReplayOptions", "SimulateOptions", "DemoOptions", "RunOptions", "ExportOptions",
+           "ENGINES_OF_PROVE", "EXPORT_FORMATS", "default_depth"]
+
+Policyish = Union[str, UserPolicy, None]
+ENGINES_OF_PROVE = ("auto", "kind", "bmc", "random")
+EXPORT_FORMATS = ("smt2", "btor2")
+WHOLE_RUN = 600.0  # seconds: the budget of a verb that runs one bounded step (replay, simulate, export)
+SM_SETTINGS = ("t_fetch", "t_decode", "ibuffer", "miss_latency")
+SM_LISTS = ("kernel_of_warp", "budgets", "launches")
+
+
+def default_depth(config: SMConfig) -> int:
+    """Cycles that any single-point bug needs to show: the longest predictable window plus the pipeline.
+
+    A miss window lasts 1 + miss_latency + t_fetch + t_decode cycles (README, oracles);
+    one more pipeline length lets the instruction fetched at its end reach the issue stage.
+    """
+    return 1 + config.miss_latency + 2 * config.pipe
+
+
+def integers(option: str, value: Any, low: int = 0) -> tuple[int, ...] | None:
+    """A list of integers (``(0, 0, 1, 1)``, ``[1, 4]`` or ``"1,4"``), as a tuple; None: not given."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",")]
+    if not isinstance(value, (list, tuple)):
+        raise OptionError(option, value, "not a list of integers; give e.g. (0, 0, 1, 1)")
+    return tuple(integer(option, v, low) for v in value)
+
+
+def _policy(option: str, value: Any, warps: int) -> str | None:
+    """A policy name (or a UserPolicy, checked and registered) as the configuration's name for it."""
+    if value is None or isinstance(value, UserPolicy):
+        return policy_name(value, warps, None)
+    if not isinstance(value, str):
+        raise OptionError(option, value, "not a policy name or a warpcheck.UserPolicy")
+    return _known(option, value, canonical_policy(value))
+
+
+def _known(option: str, value: Any, name: Any) -> str:
+    """``name`` if it is a registered policy, else a refusal listing the known ones."""
+    if name not in POLICIES:
+        which = "not" if name == value else f"{name!r} is not"
+        raise OptionError(option, value, f"{which} a known policy; choose one of: {', '.join(POLICIES)} (gto is gtlo)")
+    return str(name)
+
+
+@dataclass(frozen=True)
+class SMOptions:
+    """The options that name an SM configuration (shared by prove and export).
+
+    ``config`` is a TOML file (its ``[sm]`` table) or an :class:`SMConfig`; the
+    other options override it.  ``policy`` is SWaS's one policy; for the
+    baseline it is another name of ``issue`` (give one, or both alike);
+    ``fetch`` is the baseline's fetch policy.
+    """
+
+    config: str | SMConfig | None = None
+    design: str | None = None
+    policy: Policyish = None
+    fetch: Policyish = None
+    issue: Policyish = None
+    warps: int | None = None
+    t_fetch: int | None = None
+    t_decode: int | None = None
+    ibuffer: int | None = None
+    miss_latency: int | None = None
+    kernel_of_warp: Sequence[int] | None = None
+    budgets: Sequence[int] | None = None
+    launches: Sequence[int] | None = None
+
+    def _check_sm(self) -> None:
+        if not isinstance(self.config, SMConfig):
+            settle(self, config=path("config", self.config))
+        one_of("design", self.design, DESIGNS, optional=True)
+        settle(self, warps=optional_integer("warps", self.warps, 1),
+               **{f: optional_integer(f, getattr(self, f), 1) for f in SM_SETTINGS},
+               **{f: integers(f, getattr(self, f)) for f in SM_LISTS})
+        W = self.warps or 4
+        settle(self, policy=_policy("policy", self.policy, W), fetch=_policy("fetch", self.fetch, W),
+               issue=_policy("issue", self.issue, W))
+        if self.policy is not None and self.issue is not None and self.policy != self.issue:
+            raise OptionError("issue", self.issue, f"disagrees with the policy {self.policy!r}: both name the issue "
+                                                   "policy; give one of them")
+
+    @cached_property
+    def sm(self) -> SMConfig:
+        """The SM configuration: the file or record of ``config``, with the other options over it."""
+        given = {"design": self.design, "warps": self.warps, "fetch_policy": self.fetch,
+                 "issue_policy": self.issue if self.issue is not None else self.policy,
+                 **{f: getattr(self, f) for f in SM_SETTINGS + SM_LISTS}}
+        changes = {k: v for k, v in given.items() if v is not None}
+        if isinstance(self.config, SMConfig):
+            return self.config.with_(**changes) if changes else self.config
+        base = load_config(self.config).to_json() if self.config else {}
+        return config_from_mapping({**base, **changes}, where=self.config or "the SM configuration")
+
+
+@dataclass(frozen=True)
+class ProveOptions(SMOptions):
+    """``warpcheck prove``: a property of a design, proved (or refuted, with a witness) for every input.
+
+    ``property`` defaults to exact for SWaS, oracle for the baseline and for
+    ``all_warps``; ``depth`` to the configuration's horizon (:func:`default_depth`,
+    plus the prologue); ``witness`` to ``warpcheck-out/NAME.json``.
+    """
+
+    property: str | None = None
+    engine: str = "auto"
+    depth: int | None = None
+    timeout: float | None = 300.0
+    memory: float | None = DEFAULT_MEMORY_GIB
+    witness: str | None = None
+    vcd: str | None = None
+    recheck: bool = False
+    all_warps: bool = False
+    prologue: int = 0
+
+    def __post_init__(self) -> None:
+        self._check_sm()
+        one_of("property", self.property, PROPERTIES, optional=True)
+        one_of("engine", self.engine, ENGINES_OF_PROVE)
+        settle(self, depth=optional_integer("depth", self.depth, 1), timeout=seconds("timeout", self.timeout),
+               memory=gib("memory", self.memory), witness=path("witness", self.witness), vcd=path("vcd", self.vcd),
+               recheck=flag("recheck", self.recheck), all_warps=flag("all_warps", self.all_warps),
+               prologue=integer("prologue", self.prologue, 0))
+        if self.all_warps and self.recheck:
+            raise OptionError("recheck", True, "re-checks a proof for one number of warps; it is not available "
+                                               "with all_warps")
+        if self.all_warps and any(self.sm.launches):
+            raise OptionError("launches", list(self.sm.launches), "all_warps proves SMs whose warps all start at "
+                                                                  "cycle 0; prove a given number of warps for late launches")
+        get_property(self.prop).checked(FrontEnd(self.sm))  # a property the design lacks is bad input
+        if self.depth and self.prologue >= self.depth:
+            raise OptionError("prologue", self.prologue, f"leaves no cycle to check within depth {self.depth}; give a "
+                                                         "depth larger than the prologue, or leave depth out")
+
+    @cached_property
+    def prop(self) -> str:
+        """The property proved: the one given, or the design's default."""
+        return self.property or ("oracle" if self.all_warps else default_property(self.sm.design))
+
+    @cached_property
+    def horizon(self) -> int:
+        """The depth checked: the one given, or the configuration's horizon after the prologue."""
+        return self.depth or default_depth(self.sm) + self.prologue
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """``warpcheck replay``: a witness replayed cycle by cycle on its design, the other, or both.
+
+    ``cycles`` defaults to the witness's cycle + 4; ``policy`` is the
+    :class:`UserPolicy` a witness was found with (scripts only).
+    """
+
+    witness: str
+    design: str = "both"
+    cycles: int | None = None
+    vcd: str | None = None
+    policy: UserPolicy | None = None
+    timeout: float | None = WHOLE_RUN
+    memory: float | None = DEFAULT_MEMORY_GIB
+
+    def __post_init__(self) -> None:
+        settle(self, witness=path("witness", self.witness, optional=False), vcd=path("vcd", self.vcd),
+               cycles=optional_integer("cycles", self.cycles, 1, MAX_REPLAY_CYCLES,
+                                       "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
+               timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory))
+        one_of("design", self.design, [*DESIGNS, "both"])
+        if self.policy is not None and not isinstance(self.policy, UserPolicy):
+            raise OptionError("policy", self.policy, "not a warpcheck.UserPolicy (a witness names the kit's policies "
+                                                     "itself)")
+        if self.policy is not None:
+            policy_name(self.policy, 2, None)
+
+
+SIMULATE_WARPS = 8  # warps of a simulate run when neither warps nor a configuration file says
+MAX_SIMULATE_WARPS = 64
+MAX_ICACHE_LINES, MAX_ICACHE_LINE = 4096, 64
+
+
+def _icache(value: Any) -> tuple[int, int]:
+    """``"16x4"`` or ``(16, 4)``: lines x instructions per line."""
+    parts = value.lower().split("x") if isinstance(value, str) else value
+    ok = isinstance(parts, (list, tuple)) and len(parts) == 2 and all(
+        (isinstance(x, int) and not isinstance(x, bool) and x >= 1) or (isinstance(x, str) and x.isdigit() and int(x) >= 1)
+        for x in parts)
+    if not ok:
+        raise OptionError("icache", value, "not LINESxSIZE with both >= 1; write e.g. 16x4")
+    lines, size = int(parts[0]), int(parts[1])
+    if lines > MAX_ICACHE_LINES or size > MAX_ICACHE_LINE:
+        raise OptionError("icache", value, f"above the ceiling of {MAX_ICACHE_LINES}x{MAX_ICACHE_LINE} (lines x "
+                                           "instructions per line); an SM's I-cache is a few KiB")
+    return lines, size
+
+
+def _policy_list(option: str, value: Any, warps: int) -> tuple[str, ...] | None:
+    """A comma list (``"lrr,gtlrr"``), ``"all"``, a list of names or UserPolicies; None: the default."""
+    if value is None:
+        return None
+    if value == "all":
+        return tuple(POLICIES)
+    items = [x.strip() for x in value.split(",") if x.strip()] if isinstance(value, str) else \
+        [value] if isinstance(value, UserPolicy) else list(value) if isinstance(value, (list, tuple)) else [value]
+    if not items:
+        raise OptionError(option, value, "names no policy; give e.g. lrr,gtlrr or all")
+    names = [policy_name(p, warps, None) if isinstance(p, UserPolicy) else p for p in items]
+    return tuple(_known(option, value, canonical_policy(n) if isinstance(n, str) else n) for n in names)
+
+
+@dataclass(frozen=True)
+class SimulateOptions:
+    """``warpcheck simulate``: workloads run cycle by cycle on the front ends, with IPC and scheduling errors.
+
+    ``workloads``: built-in names, ``"all"``, or workload TOML files.  The
+    baseline runs every ``fetch`` x ``issue`` pair (default lrr x gtlrr, or the
+    configuration file's), SWaS every ``policy`` (default: the issue list);
+    each is a comma list, ``"all"``, or a list of names and UserPolicies.
+    ``warps`` defaults to 8 (or the configuration file's).
+    """
+
+    workloads: Sequence[str] = ()
+    design: str = "both"
+    fetch: Any = None
+    issue: Any = None
+    policy: Any = None
+    warps: int | None = None
+    config: str | None = None
+    max_cycles: int = DEFAULT_MAX_CYCLES
+    scale: float = 1.0
+    icache: str | tuple[int, int] = "16x4"
+    engine: str = "compiled"
+    t_fetch: int | None = None
+    t_decode: int | None = None
+    ibuffer: int | None = None
+    miss_latency: int | None = None
+    timeout: float | None = WHOLE_RUN
+    memory: float | None = DEFAULT_MEMORY_GIB
+
+    def __post_init__(self) -> None:
+        names = [self.workloads] if isinstance(self.workloads, str) else self.workloads
+        if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) and n for n in names):
+            raise OptionError("workloads", self.workloads, "not a list of workload names or files")
+        one_of("design", self.design, [*DESIGNS, "both"])
+        one_of("engine", self.engine, ENGINES)
+        settle(self, workloads=tuple(names), config=path("config", self.config),
+               warps=optional_integer("warps", self.warps, 1, MAX_SIMULATE_WARPS,
+                                      "an SM holds at most 64 warps; a run at W = 64 already takes about a minute"),
+               max_cycles=integer("max_cycles", self.max_cycles, 1), icache=_icache(self.icache),
+               **{f: optional_integer(f, getattr(self, f), 1) for f in SM_SETTINGS},
+               scale=number("scale", self.scale), timeout=seconds("timeout", self.timeout),
+               memory=gib("memory", self.memory))
+        W = self.sm.warps
+        settle(self, fetch=_policy_list("fetch", self.fetch, W), issue=_policy_list("issue", self.issue, W),
+               policy=_policy_list("policy", self.policy, W))
+
+    @cached_property
+    def sm(self) -> SMConfig:
+        """The baseline configuration the runs start from (the file's, the SM settings over it)."""
+        data = load_config(self.config).to_json() if self.config else {"warps": SIMULATE_WARPS}
+        data.update({f: getattr(self, f) for f in ("warps", *SM_SETTINGS) if getattr(self, f) is not None})
+        data["design"] = "baseline"
+        return config_from_mapping(data, where=self.config or "the SM configuration")
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    """``warpcheck demo``: SWaS proved for three policies, the nine baseline pairs refuted, all replayed.
+
+    ``timeout`` is per proof; witnesses go to ``out``.
+    """
+
+    warps: int = 4
+    timeout: float | None = 120.0
+    out: str = "warpcheck-out"
+    memory: float | None = DEFAULT_MEMORY_GIB
+
+    def __post_init__(self) -> None:
+        settle(self, warps=integer("warps", self.warps, 1, 64, "the demo proves each design at W warps; past 64 a "
+                                                                "proof needs hours and gigabytes"),
+               timeout=seconds("timeout", self.timeout), out=path("out", self.out, optional=False),
+               memory=gib("memory", self.memory))
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """``warpcheck run``: a TOML job file of named proof tasks with expected outcomes.
+
+    ``only`` runs one task; witnesses go to ``out/TASK.json``; ``timeout`` is
+    the whole run's budget (each task has its own, 300 s by default).
+    """
+
+    job: str
+    only: str | None = None
+    out: str = "warpcheck-out"
+    timeout: float | None = 86_400.0
+    memory: float | None = DEFAULT_MEMORY_GIB
+
+    def __post_init__(self) -> None:
+        settle(self, job=path("job", self.job, optional=False), only=text("only", self.only),
+               out=path("out", self.out, optional=False), timeout=seconds("timeout", self.timeout),
+               memory=gib("memory", self.memory))
+
+
+@dataclass(frozen=True)
+class ExportOptions(SMOptions):
+    """``warpcheck export``: a prove configuration's proof problem as SMT-LIB2 scripts or one BTOR2 model.
+
+    ``depth``: the BMC depth of ``smt2`` (default: prove's horizon); ``k``: the
+    induction depth; ``no_lemmas``: no proved lemmas in the induction scripts.
+    """
+
+    format: str = ""
+    property: str | None = None
+    depth: int | None = None
+    k: int = 1
+    no_lemmas: bool = False
+    out: str = "warpcheck-out"
+    timeout: float | None = WHOLE_RUN
+    memory: float | None = DEFAULT_MEMORY_GIB
+
+    def __post_init__(self) -> None:
+        one_of("format", self.format, EXPORT_FORMATS)
+        self._check_sm()
+        one_of("property", self.property, PROPERTIES, optional=True)
+        settle(self, depth=optional_integer("depth", self.depth, 1), k=integer("k", self.k, 1),
+               no_lemmas=flag("no_lemmas", self.no_lemmas), out=path("out", self.out, optional=False),
+               timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory))
+        get_property(self.prop).checked(FrontEnd(self.sm))
+
+    @cached_property
+    def prop(self) -> str:
+        """The property exported: the one given, or the design's default."""
+        return self.property or default_property(self.sm.design)
+
+    @cached_property
+    def horizon(self) -> int:
+        """The BMC depth: the one given, or prove's horizon."""
+        return self.depth or default_depth(self.sm)

@@ -1,0 +1,66 @@
+"""Proof problems for other checkers: SMT-LIB2 scripts (BMC, k-induction) and BTOR2 models."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from warpcheck._frontend.options import ExportOptions, ProveOptions
+from warpcheck._frontend.proof import run_name
+from warpcheck.encodings import btor2, smt2
+from warpcheck.encodings.unroll import _width
+from warpcheck.models.files import atomic_write_text
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.verify.frontend.properties import get_property
+from warpcheck.verify.lemmas import prove_lemmas
+
+
+@dataclass(eq=False)  # compared as a mapping, e.g. with a dict of texts
+class ExportResult(Mapping[str, str]):
+    """The exported files: ``{file name: text}``; ``paths`` once written (``to_dict()`` is ``export --json``)."""
+
+    texts: dict[str, str]
+    paths: list[str] = field(default_factory=list)
+    code: int = 0
+
+    def __getitem__(self, name: str) -> str:
+        return self.texts[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.texts)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``warpcheck export --json`` prints: the paths written (the names when nothing was written)."""
+        return {"status": "OK", "files": self.paths or list(self.texts)}
+
+    def report(self) -> str:
+        """What ``warpcheck export`` prints: one path a line."""
+        return "\n".join(self.paths or list(self.texts))
+
+
+def export_texts(o: ExportOptions) -> ExportResult:
+    """The proof problem of the options' prove configuration as texts, named as prove names the run."""
+    ts = get_property(o.prop).checked(FrontEnd(o.sm))
+    name = run_name(ProveOptions(config=o.sm, property=o.prop))
+    width = _width(ts)
+    if o.format == "btor2":
+        return ExportResult({f"{name}.btor2": btor2.to_btor2(ts, ts.agree, width)})
+    proved = [] if o.no_lemmas else [pred for _, pred in prove_lemmas(ts)[0]]
+    return ExportResult({f"{name}.bmc{o.horizon}.smt2": smt2.bmc(ts, ts.agree, o.horizon, width, name),
+                         f"{name}.lemmas-init.smt2": smt2.lemmas_init(ts, proved, width, name),
+                         f"{name}.lemmas-step.smt2": smt2.lemmas_step(ts, proved, width, name),
+                         f"{name}.step{o.k}.smt2": smt2.step(ts, ts.agree, o.k, proved, width, name)})
+
+
+def export_run(o: ExportOptions) -> ExportResult:
+    """The files of :func:`export_texts`, written to ``o.out``."""
+    result = export_texts(o)
+    for name, text in result.texts.items():
+        path = Path(o.out) / name
+        atomic_write_text(str(path), text, "out")
+        result.paths.append(str(path))
+    return result

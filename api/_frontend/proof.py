@@ -1,0 +1,199 @@
+"""A proof run of the SM front end: the engine, the witness of a FAIL and its replays, the second solver's re-check."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from warpcheck._frontend.options import ProveOptions
+from warpcheck._guard import RunTimeout, guarded, in_child
+from warpcheck.models.errors import ConfigError
+from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.models.ts import Prologue
+from warpcheck.sim.frontend.replay import Replay, changes_only, replay, side_by_side
+from warpcheck.sim.frontend.vcd import write_vcd
+from warpcheck.verify.engines import engine
+from warpcheck.verify.frontend import witness as wit
+from warpcheck.verify.frontend.lift import SMALL, lift_violation
+from warpcheck.verify.frontend.parametric import prove_parametric
+from warpcheck.verify.frontend.properties import get_property
+from warpcheck.verify.result import Result, Status
+
+Progress = Callable[[str], None] | None
+LIFT_BUDGET = 15.0  # seconds for the small-W search before the full-size engine runs
+
+# SM settings that change a run, with the tag they get in its name when they differ from the default.
+_TAGS = {"t_fetch": "tf", "t_decode": "td", "ibuffer": "ib", "miss_latency": "miss", "threads_per_warp": "thr"}
+
+
+def run_name(o: ProveOptions) -> str:
+    """The run's name (and its witness file's): design, policies, W, what else differs from the defaults, property.
+
+    Two runs that can end differently get different names, so that a witness never silently replaces
+    another run's (e.g. ``prologue=12`` adds ``-prologue12``).
+    """
+    c, default = o.sm, SMConfig()
+    base = FrontEnd(c).name.rsplit("-W", 1)[0] + "-all-W" if o.all_warps else FrontEnd(c).name
+    parts = [f"{tag}{getattr(c, f)}" for f, tag in _TAGS.items() if getattr(c, f) != getattr(default, f)]
+    if dict(c.latency) != dict(default.latency) or c.unpipelined != default.unpipelined:
+        changed = sorted(k for k in c.latency if c.latency[k] != default.latency.get(k))
+        parts.append("lat-" + "-".join(f"{k}{c.latency[k]}" for k in changed) if changed else "unpipelined")
+    if c.kernel_of_warp:
+        parts.append("k" + "".join(map(str, c.kernel_of_warp)) + "-b" + ".".join(map(str, c.budgets)))
+    if any(c.launches):
+        parts.append("launch" + ".".join(map(str, c.launches)))
+    if o.prologue:
+        parts.append(f"prologue{o.prologue}")
+    return "-".join([base, *parts, o.prop])
+
+
+@dataclass
+class ProveOutcome:
+    """A proof result with its witness and the replays that check it."""
+
+    options: ProveOptions
+    result: Result
+    model: FrontEnd | None = None  # a model other than FrontEnd(options.sm): the mutation suite's
+    witness_path: str | None = None
+    replays: list[Replay] = field(default_factory=list)
+    recheck: str | None = None
+    not_replayed: dict[str, str] = field(default_factory=dict)  # design -> why it does not accept the witness
+    replaced: bool = False  # the witness file existed before this run wrote it
+
+    @property
+    def reference(self) -> str:
+        """The name of the reference the property compares the design with."""
+        if self.options.all_warps:
+            return f"{self.options.prop} eligibility view (spec/frontend/issue_reference.py)"
+        return get_property(self.options.prop).checked(self.model or FrontEnd(self.options.sm)).reference.name
+
+    @property
+    def name(self) -> str:
+        """The run's name (:func:`run_name`)."""
+        return run_name(self.options)
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``warpcheck prove --json`` prints."""
+        out = self.result.to_json()
+        out.update(name=self.name, property=self.options.prop, config=self.options.sm.to_json(),
+                   witness=self.witness_path, recheck=self.recheck,
+                   cycle=self.replays[0].first_violation if self.replays else None, reference=self.reference)
+        if self.replays:
+            out["replay"] = {r.design: r.first_violation for r in self.replays}
+        if self.not_replayed:
+            out["not_replayed"] = self.not_replayed
+        return out
+
+    def report(self) -> str:
+        """What ``warpcheck prove`` prints."""
+        r = self.result
+        lines = [f"{r.label}  {self.name}: {get_property(self.options.prop).summary}",
+                 f"  engine {r.engine}, depth {r.depth}, {r.seconds:.2f} s" + (f"; {r.message}" if r.message else "")]
+        if r.lemmas:
+            ranges = sum(n.startswith("range:") for n in r.lemmas)
+            lines.append(f"  rests on: the reference {self.reference}; {len(r.lemmas)} lemmas proved before use "
+                         f"({ranges} of them variable ranges; names in --json), {len(r.rejected_lemmas)} "
+                         "candidates rejected")
+        if self.recheck:
+            lines.append(f"  second solver: {self.recheck}")
+        if self.witness_path:
+            cycle = self.replays[0].first_violation
+            lines += [f"  witness: {self.witness_path} (violation at cycle {cycle})"
+                      + (" (replaced the file of an earlier run)" if self.replaced else "")]
+            lines += [f"  not replayed on {d}: {why}" for d, why in self.not_replayed.items()]
+            lines += ["", changes_only(self.replays[0]), "", side_by_side(self.replays)]
+        return "\n".join(lines)
+
+
+def _engine_run(o: ProveOptions, model: FrontEnd | None, progress: Progress) -> Result:
+    if o.all_warps:
+        return prove_parametric(o.sm, o.prop, timeout=o.timeout)
+    t0 = time.monotonic()
+    lifted = None if model is not None else _lifted(o, progress)
+    if lifted is not None:
+        return lifted
+    timeout = None if o.timeout is None else max(o.timeout - (time.monotonic() - t0), 0.001)
+    ts = get_property(o.prop).checked(model or FrontEnd(o.sm))
+    if o.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
+        pts = Prologue(ts, o.prologue + 1)
+        r = engine(o.engine)(pts, pts.guard(ts.agree), o.horizon, timeout, progress=progress)
+        r.message = "; ".join(filter(None, [r.message, f"cycles 0 .. {o.prologue - 1} not checked (prologue)"]))
+        return r
+    return engine(o.engine)(ts, ts.agree, o.horizon, timeout, progress=progress)
+
+
+def _lifted(o: ProveOptions, progress: Progress) -> Result | None:
+    """For the baseline at many warps: a violation found at a few warps and confirmed at all of them."""
+    if o.engine not in ("auto", "bmc") or o.prologue or o.sm.design != "baseline" or o.sm.warps <= SMALL:
+        return None
+    t0 = time.monotonic()
+    if progress:
+        progress(f"lift: searching at {SMALL} warps first, then confirming at {o.sm.warps}")
+    cap = LIFT_BUDGET if o.timeout is None else min(LIFT_BUDGET, o.timeout / 2)
+    got = lift_violation(o.sm, get_property(o.prop).checked, o.horizon, cap)
+    if got is None:
+        if progress:
+            progress(f"lift: nothing confirmed ({time.monotonic() - t0:.1f} s); searching at full size")
+        return None
+    trace, frame = got
+    return Result(Status.FAIL, f"{o.engine}:lift", frame, seconds=time.monotonic() - t0, trace=trace,
+                  message=f"violation found at {SMALL} warps and confirmed by a concrete run at "
+                          f"{o.sm.warps}; shorter ones not excluded")
+
+
+def prove_run(o: ProveOptions, progress: Progress = None, model: FrontEnd | None = None) -> ProveOutcome:
+    """Run the engine; for a FAIL, write the witness and check that it replays; re-check a PASS if asked.
+
+    ``model`` replaces the design built from the options (the mutation suites prove broken copies).
+    """
+    result = _engine_run(o, model, progress)
+    out = ProveOutcome(o, result, model)
+    if result.status is Status.FAIL and result.trace is not None:
+        _attach_witness(out)
+    if result.status is Status.PASS and o.recheck and not o.all_warps:
+        from warpcheck.verify.recheck import recheck_pass  # pySMT loads only for a re-check
+        checked = get_property(o.prop).checked(model or FrontEnd(o.sm))
+        out.recheck = in_child(recheck_pass, checked, result)  # cvc5 does not see Ctrl-C: a child can be killed
+        if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS
+            result.status, result.message = Status.ERROR, out.recheck
+    return out
+
+
+def prove_run_bounded(o: ProveOptions) -> ProveOutcome:
+    """:func:`prove_run` in a worker process, with its timeout bounding model construction too."""
+    start = time.monotonic()
+    try:
+        with guarded(o.timeout, start):
+            return prove_run(o)
+    except RunTimeout:
+        return ProveOutcome(o, Result(Status.TIMEOUT, o.engine, 0, seconds=time.monotonic() - start,
+                                      message=f"did not finish within {o.timeout:g} s (set-up included)"))
+
+
+def _attach_witness(out: ProveOutcome) -> None:
+    o = out.options
+    fe, res = out.model or FrontEnd(o.sm), out.result
+    w = wit.from_trace(fe, res.trace, o.prop, o.prologue)
+    cycles = res.depth + 4
+    mine = replay(w.config, w.initial_ibuffer, w.streams, w.property, cycles, w.prologue, fe)
+    out.replays = [mine]
+    for d in wit.other_designs(w):
+        try:
+            other = wit.on_design(w, d)
+        except ConfigError as e:  # e.g. an ibuffer too short for SWaS: the witness stands on its own design
+            out.not_replayed[d] = str(e)
+            continue
+        out.replays.append(replay(other, w.initial_ibuffer, w.streams, w.property, cycles, w.prologue))
+    if mine.first_violation != w.cycle:  # the kit's own bug, never the design's
+        res.status = Status.ERROR
+        res.message = (f"witness does not reproduce: the solver's violation is at cycle {w.cycle}, "
+                       f"the replay's at {mine.first_violation}")
+        return
+    path = Path(o.witness or Path("warpcheck-out") / f"{out.name}.json")
+    out.replaced = path.exists()
+    w.save(path)
+    out.witness_path = str(path)
+    if o.vcd:
+        write_vcd(out.replays, o.vcd)

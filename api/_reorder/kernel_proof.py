@@ -1,0 +1,207 @@
+"""``reorder prove`` on a kernel: the L1 order under the reordering unit, for every LD/ST schedule.
+
+With the unit, k-induction (lemmas proved before use) shows that the k-th
+request sent to L1 is the k-th of the static order, or that the unit never
+deadlocks at a barrier (check ``deadlock``).  Without it (``no_unit``),
+BMC finds a schedule whose L1 order leaves the static order; the simulator
+replays it next to the schedule that delivers in the static order and
+compares their L1 misses.
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any, Callable
+
+from warpcheck._reorder.launch import request_names, run_analysis, workload
+from warpcheck._reorder.options import ReorderProveOptions
+from warpcheck._reorder.stream_proof import witness_folder
+from warpcheck.models.files import atomic_write_text
+from warpcheck.models.reorder.l1 import L1Spec, parse_cache
+from warpcheck.models.reorder.order import static_order
+from warpcheck.models.reorder.unit import ReorderUnit
+from warpcheck.sim.reorder.accesses import Analysis
+from warpcheck.sim.reorder.run import Delivery, Lines, UnitRun, drain, l1_misses, longest_wait, random_schedule, simulate
+from warpcheck.spec.reorder.l1_replay import replay
+from warpcheck.verify.reorder.props import Monitored, prove, schedule_of
+from warpcheck.verify.result import Result, Status
+
+WITNESS_FORMAT = "warpcheck-reorder-witness"
+
+
+def _with_unit(a: ReorderProveOptions, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
+    r = prove(m, a.check, a.max_k, a.timeout)
+    out = _result_json(r)
+    out["all_sent_after"] = _non_vacuous(m)
+    if a.check != "deadlock" and r.status is Status.PASS:
+        out["l1"] = _exact_misses(m, lines, spec, a.samples)
+    if r.status is Status.FAIL and r.trace is not None:
+        out.update(_replay_fail(a, an, m, schedule_of(r.trace)))
+    return out
+
+
+def _non_vacuous(m: Monitored) -> int | None:
+    """Cycles of a concrete run, legal under the LD/ST rules, in which every request reaches L1 (None if none)."""
+    run = drain(m.inner, [])
+    return run.sent[-1][0] + 1 if len(run.sent) == len(m.order) else None
+
+
+def _result_json(r: Result) -> dict:
+    out = r.to_json()
+    out["label"] = r.label
+    return out
+
+
+def _exact_misses(m: Monitored, lines: Lines, spec: L1Spec, samples: int) -> dict:
+    """The L1 replayed in the static order, and the misses simulated under the unit for random schedules."""
+    static = replay([lines[w][k] for w, k in m.order], spec)
+    rng, simulated, complete = random.Random(0), set(), 0
+    for _ in range(samples):
+        run = simulate(m.inner, random_schedule(m.inner, rng), extra=4 * m.inner.channel * m.inner.work.warps)
+        if len(run.order) == len(m.order):
+            complete += 1
+            simulated.add(l1_misses(run.order, lines, spec)["load_misses"])
+    return {**static.to_json(spec), "simulated_load_misses": sorted(simulated), "schedules": samples,
+            "complete": complete, "exact": complete > 0 and simulated == {static.load_misses}}
+
+
+def _replay_fail(a: ReorderProveOptions, an: Analysis, m: Monitored, schedule: list[Delivery]) -> dict:
+    run = drain(m.inner, schedule)
+    sent = run.order
+    stuck = len(sent) < len(m.order)
+    reproduced = stuck if a.check == "deadlock" else sent[:len(m.order)] != m.order[:len(sent)]
+    if a.check == "wait":
+        reproduced = longest_wait(simulate(m.inner, schedule), m.order, m.bound) is not None
+    out: dict[str, Any] = {"schedule": run.schedule, "replayed_order": request_names(an, sent), "reproduced": reproduced}
+    if a.check == "deadlock" and stuck:
+        out["waits_for"] = request_names(an, [m.order[len(sent)]])[0]
+    return out
+
+
+def _without_unit(a: ReorderProveOptions, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
+    r = prove(m, a.check, a.max_k, a.timeout, depth=a.depth)
+    out = _result_json(r)
+    if r.status is not Status.FAIL or r.trace is None:
+        return out
+    first = drain(m.inner, schedule_of(r.trace))
+    if a.check == "misses":
+        second = simulate(m.inner, list(m.order), extra=1)
+        pair = [_schedule_json(an, first, lines, spec), _schedule_json(an, second, lines, spec)]
+        out["schedules"] = pair
+        out["reproduced"] = pair[0]["load_misses"] != m.expected_misses == pair[1]["load_misses"]
+        out["misses_differ"] = out["reproduced"]
+        return out
+    second = simulate(m.inner, list(m.order), extra=1)
+    pair = [_schedule_json(an, first, lines, spec), _schedule_json(an, second, lines, spec)]
+    if pair[0]["load_misses"] == pair[1]["load_misses"]:
+        other = _differing_misses(m, lines, spec, pair[1]["load_misses"], a.samples)
+        if other is not None:
+            pair[0] = _schedule_json(an, other, lines, spec)
+    out["schedules"] = pair
+    out["reproduced"] = pair[0]["order"] != pair[1]["order"] and second.refused is None
+    out["misses_differ"] = pair[0]["load_misses"] != pair[1]["load_misses"]
+    return out
+
+
+def _differing_misses(m: Monitored, lines: Lines, spec: L1Spec, misses: int, samples: int) -> UnitRun | None:
+    """A random schedule whose L1 misses differ from ``misses``, if one of ``samples`` has them."""
+    rng = random.Random(1)
+    for _ in range(samples):
+        run = simulate(m.inner, random_schedule(m.inner, rng), extra=1)
+        if l1_misses(run.order, lines, spec)["load_misses"] != misses:
+            return run
+    return None
+
+
+def _schedule_json(an: Analysis, run: UnitRun, lines: Lines, spec: L1Spec) -> dict:
+    return {"schedule": run.schedule, "deliveries": _deliveries(run), "order": request_names(an, run.order), **l1_misses(run.order, lines, spec)}
+
+
+def _deliveries(run: UnitRun) -> list[list[int]]:
+    return [[t, w, k] for t, (w, k) in run.sent]
+
+
+def run_prove(a: ReorderProveOptions, progress: Callable[[str], None] | None = None,
+              folder: str | None = None) -> dict[str, Any]:
+    """``reorder prove`` on a kernel: the verb's JSON object (its ``status`` final), nothing printed.
+
+    A FAIL's witness goes to ``a.witness``, else into ``folder`` (None: a new temporary folder).
+    """
+    assert a.kernel is not None and a.cache is not None and a.check is not None  # the record settled them
+    an = run_analysis(a)
+    work, lines = workload(an, a.kernel)
+    spec = parse_cache(a.cache, a.line_bytes, a.stores)
+    expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order)], spec).load_misses
+    unit = ReorderUnit(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None,
+                       channel_lemmas=a.check == "wait")
+    m = Monitored(unit, expected, wait=a.check == "wait")
+    out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order,
+           "channel": a.channel, "warps": work.warps, "requests": work.total,
+           "static_order": request_names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
+    if progress:  # the proof may take a while: say what it is doing
+        how = "BMC for a schedule that breaks it" if a.no_unit else \
+            f"k-induction up to k = {a.max_k}, lemmas proved first" + ("" if a.check == "deadlock" else "; then random schedules replayed")
+        progress(f"{an.kernel.name}: {work.warps} warps, {work.total} requests; check {a.check} "
+                 f"{'without' if a.no_unit else 'with'} the unit: {how}")
+    out.update(_without_unit(a, an, m, lines, spec) if a.no_unit else _with_unit(a, an, m, lines, spec))
+    status = _final_status(out)
+    out["status"] = status.value
+    if "schedule" in out or "schedules" in out:
+        out["witness"] = _write_witness(a, out, folder)
+    return out
+
+
+def _final_status(out: dict) -> Status:
+    """The engine's status, or ERROR when a FAIL does not replay on the simulator."""
+    status = Status(out["status"])
+    if status is Status.FAIL and not out.get("reproduced", False):
+        return Status.ERROR
+    return status
+
+
+def _write_witness(a: ReorderProveOptions, out: dict, folder: str | None) -> str:
+    """Write the FAIL's schedules (LD/ST deliveries per cycle) with what is needed to rerun them."""
+    data = {"format": WITNESS_FORMAT, "version": 1, "kernel": a.kernel, "entry": out["kernel"],
+            "grid": ",".join(map(str, a.grid)), "block": ",".join(map(str, a.block)),
+            "params": [f"{k}={v}" for k, v in a.param.items()], "line_bytes": a.line_bytes, "cache": a.cache,
+            "stores": a.stores, "channel": a.channel, "order": a.order, "unit": out["unit"], "check": out["check"],
+            "schedules": [out["schedule"]] if "schedule" in out else [s["schedule"] for s in out["schedules"]]}
+    path = Path(a.witness or f"{witness_folder(folder)}/reorder-{out['kernel']}-{out['check']}"
+                f"{'' if out['unit'] else '-nounit'}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(data, indent=1) + "\n", "witness")
+    return str(path)
+
+
+def report(out: dict) -> str:
+    """The verb's text report of a kernel proof."""
+    head = (f"kernel {out['kernel']}: {out['warps']} warps, {out['requests']} requests, "
+            f"{'with' if out['unit'] else 'without'} the reordering unit (channel depth {out['channel']}, "
+            f"order {out['order_rule']}); check {out['check']}: {out['label']} ({out['engine']}, "
+            f"{out['seconds']:.2f} s){': ' + out['message'] if out['message'] else ''}")
+    lines = [head, "static order: " + ", ".join(out["static_order"])]
+    if out.get("lemmas"):
+        lines.append(f"lemmas proved and used: {len(out['lemmas'])}")
+    if out.get("all_sent_after") is not None:
+        lines.append(f"not vacuous: a legal schedule sends every request to L1 within {out['all_sent_after']} cycles")
+    if "l1" in out:
+        l1 = out["l1"]
+        sim = (f"simulated under the unit ({l1['complete']} of {l1['schedules']} random schedules completed): "
+               f"{l1['simulated_load_misses']}") if l1["complete"] else \
+            f"none of {l1['schedules']} random schedules completed (see the check deadlock)"
+        lines.append(f"L1 {l1['size']} B {l1['ways']}-way: static replay {l1['load_misses']} load misses of "
+                     f"{l1['loads']}; {sim}")
+    if out["check"] == "misses":
+        lines.append(f"expected load misses (LRU replay of the static order): {out['expected_misses']}")
+    if "witness" in out:
+        lines.append(f"witness: {out['witness']} (replay: warpcheck reorder replay {out['witness']})")
+    if "replayed_order" in out:
+        lines.append("replayed L1 order: " + (", ".join(out["replayed_order"]) or "nothing"))
+    if "waits_for" in out:
+        lines.append(f"deadlock: the unit waits for {out['waits_for']}, which needs a barrier held by a request "
+                     f"queued behind it")
+    for n, s in enumerate(out.get("schedules", []), 1):
+        lines.append(f"schedule {n}: L1 order {', '.join(s['order'])}; {s['load_misses']} load misses of "
+                     f"{s['loads']} load lines")
+    return "\n".join(lines)

@@ -1,0 +1,135 @@
+"""``reorder prove`` with ``streams=N``: the reordering unit proved as a design, for every stream.
+
+No kernel: each of ``warps`` warps sends a symbolic stream of 0 .. N
+requests (any ``bar.sync`` before any request, each request a load or a store
+of one of ``lines`` line numbers), the LD/ST side any schedule, interleaving
+and stall within its rules.  k-induction (lemmas proved first) shows, at every
+cycle, that what goes to L1 is the static order's next request (``order``),
+that the static order's next request, once delivered, waits at most
+channel - 1 cycles (``wait``: none is lost), and that the L1 load misses are
+the reference LRU replay's (``misses``).  A FAIL writes a witness that
+``warpcheck reorder replay`` reruns on the simulator against the reference.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from warpcheck._reorder.options import ReorderProveOptions
+from warpcheck.encodings.concrete import CONCRETE
+from warpcheck.models.files import atomic_write_text
+from warpcheck.models.reorder.l1 import parse_cache
+from warpcheck.models.reorder.mutants import MUTANTS
+from warpcheck.models.reorder.streams import Streams
+from warpcheck.models.reorder.unit import ReorderUnit
+from warpcheck.sim.reorder.run import schedule_pairs
+from warpcheck.sim.reorder.stream_replay import STREAM_FORMAT, replay_stream
+from warpcheck.verify.reorder.streams import StreamMonitor, prove_streams
+from warpcheck.verify.result import Status
+
+
+def build(a: ReorderProveOptions) -> StreamMonitor:
+    """The monitored unit (or mutant) over the options' stream bounds."""
+    assert a.streams is not None and a.cache is not None  # the record settled them
+    work = Streams(a.blocks, a.streams, a.lines, a.line_bytes)
+    spec = parse_cache(a.cache, a.line_bytes, a.stores)
+    cls = MUTANTS[a.mutant].make() if a.mutant else ReorderUnit
+    return StreamMonitor(cls(work, a.channel, a.order, l1=spec, channel_lemmas=True))
+
+
+def covered(m: StreamMonitor) -> str:
+    """What a PASS covers, in one sentence."""
+    w, spec = m.inner.work, m.inner.l1.spec
+    return (f"every stream of {w.warps} warps (blocks {list(w.blocks)}) of 0..{w.length} requests each, any "
+            f"bar.sync before any request, each request a load or store of one of lines 0..{w.lines - 1} "
+            f"(L1 {spec.size} B, {spec.ways} ways, {spec.line_bytes}-byte lines: {spec.sets} sets, stores "
+            f"{spec.stores}), channel depth {m.inner.channel}, order {m.inner.order}, every LD/ST schedule, "
+            f"interleaving and stall")
+
+
+def failing_part(m: StreamMonitor, check: str, states: list[dict]) -> tuple[str, int]:
+    """The first property the trace violates and the cycle (the solver's trace, read concretely)."""
+    for t, s in enumerate(states):
+        for name, p in m.parts(check).items():
+            if not p(CONCRETE, s):
+                return name, t
+    return check, len(states) - 1
+
+
+def run_streams(a: ReorderProveOptions, folder: str | None = None) -> dict[str, Any]:
+    """Prove (or refute) the stream properties; write and replay the witness of a FAIL (into ``folder``, None: temp)."""
+    assert a.check is not None
+    m = build(a)
+    t = time.monotonic()
+    r = prove_streams(m, a.check, a.max_k, a.timeout, a.depth)
+    out: dict[str, Any] = {"mode": "streams", "check": a.check, "mutant": a.mutant, "covered": covered(m),
+                           "wait_bound": m.bound, **r.to_json(), "label": r.label}
+    if r.status is Status.PASS:
+        w = m.inner.work
+        out["label"] = (f"PASS (every cycle, unbounded in time; streams bounded: {w.warps} warps x 0..{w.length} "
+                        f"requests, lines 0..{w.lines - 1}, channel {m.inner.channel})")
+        if w.length <= m.inner.channel:
+            out["note"] = (f"no warp sends more requests ({w.length}) than its channel holds ({m.inner.channel}): "
+                           f"a bug of the channel's capacity cannot show; give streams {m.inner.channel + 1} or more")
+        out["claim"] = (f"for {out['covered']}: at every cycle the request sent to L1 is the static order's "
+                        f"next (none twice), the static order's next request waits at most {m.bound} cycles "
+                        f"once delivered (none lost), and the L1 load misses equal the reference LRU replay's")
+    if r.status is Status.FAIL and r.trace is not None:
+        part, cycle = failing_part(m, a.check, r.trace.states)
+        w = witness(a, m, r.trace, part)
+        out["witness"] = write_witness(a, w, folder)
+        rep = replay_stream(w)
+        out.update(violation=part, cycle=cycle, replay=rep["violated"], reproduced=rep["reproduced"],
+                   stream=rep["stream"], schedule=w["schedule"])
+        if not rep["reproduced"]:
+            out["status"], out["label"] = Status.ERROR.value, "ERROR (the witness does not replay)"
+    out["seconds"] = round(time.monotonic() - t, 3)
+    return out
+
+
+def witness(a: ReorderProveOptions, m: StreamMonitor, trace: Any, part: str) -> dict[str, Any]:
+    w = m.inner.work
+    return {"format": STREAM_FORMAT, "version": 1,
+            "streams": {"blocks": list(w.blocks), "length": w.length, "lines": w.lines, "line_bytes": w.line_bytes},
+            "stream": {v.name: trace.params[v.name] for v in w.vars()}, "channel": a.channel, "order": a.order,
+            "cache": a.cache, "stores": a.stores, "mutant": a.mutant, "check": part,
+            "schedule": schedule_pairs(trace.inputs)}
+
+
+def witness_folder(folder: str | None) -> str:
+    """Where a FAIL's witness goes when no witness path is given: ``folder``, or a new temporary folder."""
+    return folder if folder is not None else tempfile.mkdtemp(prefix="warpcheck-")
+
+
+def write_witness(a: ReorderProveOptions, data: dict[str, Any], folder: str | None) -> str:
+    """Write a stream witness; its path."""
+    path = Path(a.witness or f"{witness_folder(folder)}/reorder-streams-{a.mutant or 'unit'}-{data['check']}.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(data, indent=1) + "\n", "witness")
+    return str(path)
+
+
+def report(out: dict[str, Any]) -> str:
+    """The verb's text report of a stream proof."""
+    who = f"mutant {out['mutant']} of the reordering unit" if out["mutant"] else "the reordering unit"
+    head = (f"{who}, check {out['check']}: {out['label']} ({out['engine']}, {out['seconds']:.2f} s)"
+            f"{': ' + out['message'] if out['message'] else ''}")
+    lines = [head]
+    if "claim" in out:
+        lines.append("proved " + out["claim"])
+        lines.append(f"lemmas proved and used: {len(out['lemmas'])}")
+        if "note" in out:
+            lines.append("note: " + out["note"])
+    else:
+        lines.append(f"streams: {out['covered']}")
+    if "witness" in out:
+        lines.append(f"violation of {out['violation']} at cycle {out['cycle']}; witness: {out['witness']} "
+                     f"(replay: warpcheck reorder replay {out['witness']})")
+        for name, why in out["replay"].items():
+            lines.append(f"replayed on the simulator, {name}: {why}")
+        if not out["reproduced"]:
+            lines.append("the simulator does NOT reproduce the violation: a bug of the kit")
+    return "\n".join(lines)
