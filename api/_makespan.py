@@ -12,9 +12,9 @@ from warpcheck.cli.makespan.verbs import AUTO_BUDGET, AUTO_RESERVE, METHODS
 from warpcheck.models.errors import ConfigError, KitError
 from warpcheck.models.makespan.kernel import check_warps, parse_kernel, parse_sigmas, pessimistic, transform
 from warpcheck.models.makespan.schedule import Schedule
-from warpcheck.sim.makespan.check import CertificateRefused, check
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.replay import replay_issue
 
 __all__ = ["makespan", "MakespanResult"]
 

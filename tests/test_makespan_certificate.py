@@ -11,7 +11,7 @@ from warpcheck.cli.main import main
 from warpcheck.cli.makespan.cert import certificate
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.sm import CountSM
-from warpcheck.sim.makespan.check import CertificateRefused, check, check_bound, read_bound
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check, check_bound, read_bound
 from warpcheck.sim.makespan.enum import CountMoves, worst_case, worst_case_per_warp
 from warpcheck.verify.makespan.abstract import abstract_search
 

@@ -182,7 +182,7 @@ def test_auto_pairs_one_method_s_bound_with_another_s_run_and_certifies_the_pair
     from warpcheck.models.makespan.schedule import from_counts
     from warpcheck.models.makespan.sm import CountSM
     from warpcheck.models.makespan.moves import CountMoves
-    from warpcheck.sim.makespan.check import check
+    from warpcheck.spec.makespan.certificate_check import check
     from warpcheck.verify.makespan.abstract import priority_run
 
     kernel, warps = transform(parse_kernel("LLCLL"), parse_sigmas(["L=1", "C=1"])), 8

@@ -1,7 +1,7 @@
 """The anytime interval: the alternation bound, the policy runs, interval certificates, and kernels from PTX.
 
-Every bound is cross-checked against the reference enumeration (``sim/makespan/reference_enum.py``, written from
-the cycle rules alone) on small instances, bounded by states; every run is replayed by ``sim/makespan/replay.py``.
+Every bound is cross-checked against the reference enumeration (``spec/makespan/reference_enum.py``, written from
+the cycle rules alone) on small instances, bounded by states; every run is replayed by ``spec/makespan/replay.py``.
 """
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ from warpcheck.cli.makespan.methods import Outcome
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.kernel import make_kernel, pessimistic, pessimistic_bound
 from warpcheck.models.makespan.schedule import from_counts
-from warpcheck.sim.makespan.alternation import checked_alternation, checked_critical_warp
-from warpcheck.sim.makespan.check import CertificateRefused
-from warpcheck.sim.makespan.interval import check_interval, eq5_7
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.reference_enum import ReferenceBudgetExceeded, reference_worst_case
-from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.spec.makespan.alternation_check import checked_alternation, checked_critical_warp
+from warpcheck.spec.makespan.certificate_check import CertificateRefused
+from warpcheck.spec.makespan.interval_check import check_interval, eq5_7
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.reference_enum import ReferenceBudgetExceeded, reference_worst_case
+from warpcheck.spec.makespan.replay import replay_issue
 from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
 
 ROOT = Path(__file__).resolve().parents[1]

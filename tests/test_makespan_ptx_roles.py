@@ -1,6 +1,6 @@
 """The PTX-to-unit mapping of ``makespan --ptx`` against a reference that reads the PTX itself.
 
-The reference (``sim/makespan/ptx_roles.py``) is written from the documented
+The reference (``spec/makespan/ptx_roles.py``) is written from the documented
 table and imports nothing of ``models/makespan`` or ``models/kernels``; the
 comparisons are ``cli/makespan/ptx_check.py``'s; the mutants of the roles are
 ``models/makespan/mutants.py``'s ``ptx-*``, judged by ``cli/makespan/mutation.py``.
@@ -16,7 +16,7 @@ from warpcheck.cli.makespan.ptx_check import (Disagreement, first_disagreement, 
                                               module_disagreement, options)
 from warpcheck.models.errors import ConfigError, InputFileError
 from warpcheck.models.makespan.mutants import Mutant
-from warpcheck.sim.makespan.ptx_roles import entry_instructions, role, sm_roles
+from warpcheck.spec.makespan.ptx_roles import entry_instructions, role, sm_roles
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "examples" / "kernels"

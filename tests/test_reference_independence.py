@@ -38,9 +38,10 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
                   "sim.makespan.enum", "encodings.makespan.smt", "encodings.makespan.ilp",
                   *[f"verify.makespan.{m}" for m in ("abstract", "block_ranking", "cegar", "phases", "pump",
                                                      "ranking", "search", "worst_runs", "backlog")]],
-                 [f"sim.makespan.{m}" for m in ("check", "replay", "capped", "lininv", "pumped", "blocks", "numbers",
-                                                "reference", "reference_enum", "alternation", "interval", "backlog",
-                                                "ptx_roles", "pairs")]),
+                 [f"spec.makespan.{m}" for m in ("certificate_check", "replay", "capped", "lininv", "pump_check",
+                                                 "block_bound_check", "numbers", "reference", "reference_enum",
+                                                 "alternation_check", "interval_check", "backlog_check", "ptx_roles",
+                                                 "pair_bound_check")]),
     # the warp-level analyses (parser classes, stack, CFG, value agreement, IPET) vs each thread run alone
     "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",
@@ -52,7 +53,8 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
 
 
 def _file(mod: str) -> Path:
-    base = ROOT.joinpath(*mod.split("."))
+    parts = mod.split(".")
+    base = ROOT.joinpath("api", *parts) if parts[0].startswith("_") else ROOT.joinpath(*parts)  # warpcheck._x
     return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
 
 

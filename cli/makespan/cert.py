@@ -8,8 +8,8 @@ from warpcheck.models.errors import ConfigError
 from warpcheck.models.files import atomic_write_text
 from warpcheck.models.makespan.schedule import Schedule, from_counts
 from warpcheck.models.makespan.sm import CountSM
-from warpcheck.sim.makespan.check import FORMAT, VERSION, CertificateRefused, check
-from warpcheck.sim.makespan.interval import check_interval
+from warpcheck.spec.makespan.certificate_check import FORMAT, VERSION, CertificateRefused, check
+from warpcheck.spec.makespan.interval_check import check_interval
 
 CERTIFYING = ("auto", "interval", "enumerate", "blocks", "block-ranking", "deficit", "ranking")
 CLOSED_FORMS = ("pessimistic", "alternation", "critical-warp", "pairs")  # the checker computes these bounds again

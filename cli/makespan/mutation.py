@@ -4,13 +4,13 @@ A kill (status FAIL) is a search answer that an independent side refuses or
 contradicts:
 
 - the certificate of the mutant's exact answer (schedule + potential) is
-  refused by ``sim/makespan/check.py``, which reads and transforms the
-  instance itself (``sim/makespan/reference.py``); or
+  refused by ``spec/makespan/certificate_check.py``, which reads and transforms the
+  instance itself (``spec/makespan/reference.py``); or
 - the mutant's run does not replay to its makespan on the reference replay
   (``replay_issue`` on the reference kernel): the run it claims is not a run;
 - or the bound it claims (its exact makespan, or the upper bound of an answer
   that is not exact) is below the reference enumeration's worst case
-  (``sim/makespan/reference_enum.py``, written from the cycle rules), or its
+  (``spec/makespan/reference_enum.py``, written from the cycle rules), or its
   exact makespan differs from it.
 
 ``replayed`` is True when the independent side reproduced the disagreement:
@@ -46,11 +46,11 @@ from warpcheck.cli.makespan.ptx_check import Disagreement, first_disagreement, f
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.mutants import MUTANTS as MODEL_MUTANTS
 from warpcheck.models.makespan.mutants import Mutant
-from warpcheck.sim.makespan.check import CertificateRefused, check
-from warpcheck.sim.makespan.interval import check_interval
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.reference_enum import reference_worst_case
-from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
+from warpcheck.spec.makespan.interval_check import check_interval
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.reference_enum import reference_worst_case
+from warpcheck.spec.makespan.replay import replay_issue
 from warpcheck.verify.makespan.backlog import _allowed as backlog_allowed  # kept apart from the names swapped
 from warpcheck.verify.makespan.backlog import _declare_rows as backlog_rows
 from warpcheck.verify.makespan.worst_runs import PolicySim
@@ -226,14 +226,14 @@ def _letters(static: Disagreement | None, kernel: Disagreement | None, checked: 
 
 
 def _ptx_check(m: Mutant) -> str:
-    return f"makespan {' '.join(m.ptx)}: roles and kernel string against sim/makespan/ptx_roles.py"
+    return f"makespan {' '.join(m.ptx)}: roles and kernel string against spec/makespan/ptx_roles.py"
 
 
 def kill(name: str, out: Path, warps: int | None = None, method: str | None = None) -> Kill:
     """Search the mutant's instance with ``method`` (default: the mutant's own) and judge the answer independently.
 
     See the module's docstring; the interval mutants' certificates are interval certificates
-    (``sim/makespan/interval.py``).
+    (``spec/makespan/interval_check.py``).
     """
     m = MUTANTS[name]
     if m.method == "ptx-roles":

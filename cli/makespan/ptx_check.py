@@ -1,7 +1,7 @@
 """Does the design put each PTX instruction on its documented unit?  Checked against a reference reading the PTX.
 
 The design's mapping is ``role_of`` (``models/makespan/ptx_units.py``) over the
-design's parse of the PTX; the reference (``sim/makespan/ptx_roles.py``) reads
+design's parse of the PTX; the reference (``spec/makespan/ptx_roles.py``) reads
 the text again and gives each instruction its role from the documented table.
 Two comparisons, each ending at the first disagreement:
 
@@ -30,7 +30,7 @@ from warpcheck.models.files import read_text
 from warpcheck.models.kernels.kernel import Instruction, Kernel
 from warpcheck.models.kernels.ptx import parse_ptx_module
 from warpcheck.models.makespan.ptx_units import role_of
-from warpcheck.sim.makespan.ptx_roles import RefInstruction, entry_instructions, role, sm_roles
+from warpcheck.spec.makespan.ptx_roles import RefInstruction, entry_instructions, role, sm_roles
 
 __all__ = ["Disagreement", "first_disagreement", "module_disagreement", "first_kernel_disagreement", "options"]
 

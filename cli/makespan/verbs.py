@@ -20,10 +20,10 @@ from warpcheck.models.makespan.kernel import (MkKernel, approximation, check_war
                                               pessimistic, transform)
 from warpcheck.models.makespan.schedule import Schedule, render
 from warpcheck.sim.makespan.enum import SearchBudgetExceeded, worst_case
-from warpcheck.sim.makespan.check import CertificateRefused, check
-from warpcheck.sim.makespan.interval import check_interval
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
+from warpcheck.spec.makespan.interval_check import check_interval
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.replay import replay_issue
 
 METHODS = ("auto", "interval", "blocks", "block-ranking", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate", "approx", "pessimistic")
 AUTO_BUDGET = 120.0  # seconds auto spends when --timeout is not given: every search in it is bounded

@@ -9,7 +9,7 @@ and judges its answer with the certificate checker and the reference
 enumeration (``sim/makespan/``), which import none of these objects.  A
 mutant of the PTX roles (``"ptx_units.role_of"``) names an example PTX entry
 instead; it is judged by the reference reading of that entry
-(``sim/makespan/ptx_roles.py``, through ``cli/makespan/ptx_check.py``).
+(``spec/makespan/ptx_roles.py``, through ``cli/makespan/ptx_check.py``).
 """
 from __future__ import annotations
 
