@@ -35,7 +35,8 @@ except PackageNotFoundError:  # run from a source tree that was never installed
 _HOME = {
     "prove": "_frontend", "replay": "_frontend", "simulate": "_frontend", "ProofResult": "_frontend",
     "ReplayResult": "_frontend", "SimulationResult": "_frontend",
-    "makespan": "_makespan", "MakespanResult": "_makespan",
+    "makespan": "_makespan", "MakespanResult": "_makespan", "MakespanOptions": "_makespan",
+    "CertificateCheck": "_makespan", "check_certificate": "_makespan",
     "export": "_export",
     "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "QawsResult": "_qaws",
     "analyze": "_reorder", "reorder_prove": "_reorder", "reorder_replay": "_reorder", "reorder_simulate": "_reorder",
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
     from warpcheck._frontend import ProofResult, ReplayResult, SimulationResult, prove, replay, simulate
     from warpcheck._kernels import (CfgResult, KernelResult, RunTimeoutError, SimtResult, WcetResult, cfg, simt,
                                     wcet)
-    from warpcheck._makespan import MakespanResult, makespan
+    from warpcheck._makespan import CertificateCheck, MakespanOptions, MakespanResult, check_certificate, makespan
     from warpcheck._policy import UserPolicy, register_policy, unregister_policy
     from warpcheck._qaws import QawsResult, qaws_inversion, qaws_switches, qaws_wcrt
     from warpcheck._reorder import (AnalysisResult, ReorderResult, analyze, reorder_prove, reorder_replay,

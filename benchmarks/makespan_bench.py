@@ -35,7 +35,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable
 
-from warpcheck.cli.makespan.cert import certificate
+from warpcheck._makespan.certificate import certificate
 from warpcheck.encodings.makespan.ilp import MakespanIlp
 from warpcheck.models.makespan.kernel import MkKernel, make_kernel
 from warpcheck.spec.makespan.certificate_check import check

@@ -16,10 +16,19 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from tabulate import tabulate
 
 from warpcheck.verify.mutation import DOMAINS, TABLE_HEADERS, summary, table_rows
+
+
+def _suite(domain: str) -> Any:
+    """The domain's mutation suite: in the library (warpcheck._D.mutation) once the domain has moved there."""
+    try:
+        return importlib.import_module(f"warpcheck._{domain}.mutation")
+    except ModuleNotFoundError:
+        return importlib.import_module(f"warpcheck.cli.{domain}.mutation")
 
 
 def main() -> int:
@@ -28,7 +37,7 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated mutant names (default: all)")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     a = ap.parse_args()
-    suite = importlib.import_module(f"warpcheck.cli.{a.domain}.mutation")
+    suite = _suite(a.domain)
     names = [n for n in a.only.split(",") if n] or list(suite.MUTANTS)
     unknown = [n for n in names if n not in suite.MUTANTS]
     if unknown:

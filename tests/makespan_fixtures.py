@@ -5,7 +5,7 @@ import json
 import random
 from typing import Any, Callable
 
-from warpcheck.cli.makespan.cert import certificate
+from warpcheck._makespan.certificate import certificate
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.spec.makespan.certificate_check import check
 from warpcheck.sim.makespan.enum import worst_case

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from warpcheck.cli.makespan.cert import interval_certificate
-from warpcheck.cli.makespan.interval import widen
-from warpcheck.cli.makespan.methods import Outcome
+from warpcheck._makespan.certificate import interval_certificate
+from warpcheck._makespan.interval import widen
+from warpcheck._makespan.methods import Outcome
 from warpcheck.models.makespan.alternation import alternation_bound
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.spec.makespan.backlog_check import BacklogRefused, checked_backlog

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from warpcheck.cli.makespan.cert import certificate
+from warpcheck._makespan.certificate import certificate
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.spec.makespan import certificate_check as check_mod
 from warpcheck.spec.makespan.certificate_check import CertificateRefused, check

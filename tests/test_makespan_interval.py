@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan import verbs  # noqa: F401  (imported here, not inside the runs' --timeout)
-from warpcheck.cli.makespan.cert import interval_certificate
-from warpcheck.cli.makespan.interval import closed_uppers, widen
-from warpcheck.cli.makespan.methods import Outcome
+from warpcheck._makespan import search  # noqa: F401  (imported here, not inside the runs' --timeout)
+from warpcheck._makespan.certificate import interval_certificate
+from warpcheck._makespan.interval import closed_uppers, widen
+from warpcheck._makespan.methods import Outcome
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.kernel import make_kernel, pessimistic, pessimistic_bound
 from warpcheck.models.makespan.schedule import from_counts
@@ -179,8 +179,8 @@ def bounded(monkeypatch):
     """The verb's interval search bounded by work (30 policy runs), not by --timeout (never reached here)."""
     import functools
 
-    from warpcheck.cli.makespan import auto, interval
-    for mod in (verbs, auto):
+    from warpcheck._makespan import auto, interval
+    for mod in (search, auto):
         monkeypatch.setattr(mod, "interval_only", functools.partial(interval.interval_only, runs=30))
 
 
@@ -220,7 +220,7 @@ def test_ptx_entry_becomes_a_kernel_with_its_mapping(capsys, bounded):
 @pytest.mark.parametrize("extra,msg", [
     (["--sm", "examples/sm/fermi-makespan.toml", "--ptx", "examples/kernels/wmma_gemm.ptx", "--max-loop-bound", "1"],
      "is a tensor instruction and SM 'fermi' maps no unit to tensor"),
-    (["--ptx", "examples/kernels/reduction.ptx"], "--ptx needs --sm FILE"),
+    (["--ptx", "examples/kernels/reduction.ptx"], "--ptx examples/kernels/reduction.ptx: needs an SM file too"),
     (["LC", "--sm", "examples/sm/fermi-makespan.toml", "--ptx", "examples/kernels/reduction.ptx"], "not both"),
     (["--sm", "examples/sm/paper.toml", "--ptx", "examples/kernels/reduction.ptx"], "has no [makespan] table"),
     (["--sm", "examples/sm/fermi-makespan.toml", "--ptx", "examples/kernels/reduction.ptx", "--entry", "nope"],

@@ -1,6 +1,6 @@
 """The makespan mutation suite: every single-point bug of the transform, the machine and the moves is killed.
 
-A kill is judged by code that imports nothing of the design (``cli/makespan/mutation.py`` says what counts):
+A kill is judged by code that imports nothing of the design (``api/_makespan/mutation.py`` says what counts):
 the certificate checker, the reference replay and the reference enumeration of ``sim/makespan/``.
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ import random
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan import mutation
-from warpcheck.cli.makespan.mutation import MUTANTS, applied, kill
+from warpcheck._makespan import mutation
+from warpcheck._makespan.mutation import MUTANTS, applied, kill
 from warpcheck.models.makespan import kernel as design_kernel
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.mutants import Mutant

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan.cert import interval_certificate
-from warpcheck.cli.makespan.interval import interval_only
+from warpcheck._makespan.certificate import interval_certificate
+from warpcheck._makespan.interval import interval_only
 from warpcheck.models.makespan.alternation import alternation_bound
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.pairs import pair_bound, pairs

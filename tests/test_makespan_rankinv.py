@@ -15,7 +15,7 @@ import time
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan.cert import certificate
+from warpcheck._makespan.certificate import certificate
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.spec.makespan import certificate_check as check_mod
 from warpcheck.spec.makespan.certificate_check import CertificateRefused, check

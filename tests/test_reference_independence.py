@@ -91,4 +91,4 @@ def test_the_reference_imports_nothing_of_the_design(domain):
 def test_the_walk_sees_an_import_of_the_design():
     assert "models.frontend.design" in reached("models.frontend.oracles")  # the test can fail
     assert "models.makespan.kernel" in reached("sim.makespan.enum")
-    assert {"models.makespan.ptx_units", "models.kernels.ptx"} <= reached("cli.makespan.ptx_check")
+    assert {"models.makespan.ptx_units", "models.kernels.ptx"} <= reached("_makespan.ptx_check")

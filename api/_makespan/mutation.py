@@ -25,7 +25,7 @@ transformed kernel.
 A mutant of the PTX roles (method ``ptx-roles``) runs no search: the kernel
 of its example PTX entry is built as ``makespan --ptx`` builds it, with the
 mutant in place, and compared with the reference's reading of the same
-entry (``cli/makespan/ptx_check.py``): the role of every static instruction,
+entry (``api/_makespan/ptx_check.py``): the role of every static instruction,
 and the unit of every letter of the kernel string.  A kill is a disagreement
 that the unmutated design does not have and that the mutant shows again
 when checked a second time.
@@ -39,10 +39,10 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from warpcheck.cli.makespan.cert import certificate, interval_certificate
-from warpcheck.cli.makespan.interval import widen
-from warpcheck.cli.makespan.methods import Outcome, exact
-from warpcheck.cli.makespan.ptx_check import Disagreement, first_disagreement, first_kernel_disagreement, options
+from warpcheck._makespan.certificate import certificate, interval_certificate
+from warpcheck._makespan.interval import widen
+from warpcheck._makespan.methods import Outcome, exact
+from warpcheck._makespan.ptx_check import Disagreement, first_disagreement, first_kernel_disagreement
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.mutants import MUTANTS as MODEL_MUTANTS
 from warpcheck.models.makespan.mutants import Mutant
@@ -177,18 +177,17 @@ def _judge(m: Mutant, warps: int, o: Outcome, cert: dict[str, Any] | None) -> tu
     return status, said, bool(refused) or run_refused or (below and real_ok)
 
 
-def ptx_options(m: Mutant) -> Any:
-    """The mutant's ``--ptx`` options as the verb reads them, its example paths taken in the checkout."""
+def ptx_options(m: Mutant) -> dict[str, Any]:
+    """The mutant's PTX options (``ptx``, ``sm``, ``bounds``, ...), its example paths taken in the checkout."""
     root = checkout("makespan suite (its PTX mutants)")
-    argv = [str(root / v) if v.startswith("examples/") else v for v in m.ptx]
-    return options(argv)
+    return {k: str(root / v) if isinstance(v, str) and v.startswith("examples/") else v for k, v in m.ptx.items()}
 
 
 def _ptx_found(m: Mutant) -> tuple[Disagreement | None, Disagreement | None, int]:
     """(first role disagreement, first kernel-letter disagreement, letters checked) on the mutant's entry."""
     a = ptx_options(m)
-    kernel, checked = first_kernel_disagreement(a)
-    return first_disagreement(a.ptx, a.entry), kernel, checked
+    kernel, checked = first_kernel_disagreement(**a)
+    return first_disagreement(a["ptx"], a.get("entry")), kernel, checked
 
 
 def _kill_ptx(m: Mutant) -> Kill:
@@ -203,7 +202,7 @@ def _kill_ptx(m: Mutant) -> Kill:
     except WarpcheckError as e:
         return Kill(m.name, m.breaks, _ptx_check(m), "ERROR", m.equivalent, str(e), False, time.monotonic() - t)
     static, kernel, checked = found
-    where = Path(m.ptx[m.ptx.index("--ptx") + 1]).name
+    where = Path(m.ptx["ptx"]).name
     if clean[:2] != (None, None):
         status, said = "ERROR", f"the unmutated design disagrees too: {clean[0] or clean[1]}"
     elif static is None and kernel is None:
@@ -226,7 +225,8 @@ def _letters(static: Disagreement | None, kernel: Disagreement | None, checked: 
 
 
 def _ptx_check(m: Mutant) -> str:
-    return f"makespan {' '.join(m.ptx)}: roles and kernel string against spec/makespan/ptx_roles.py"
+    given = " ".join(f"{k}={v}" for k, v in m.ptx.items())
+    return f"makespan {given}: roles and kernel string against spec/makespan/ptx_roles.py"
 
 
 def kill(name: str, out: Path, warps: int | None = None, method: str | None = None) -> Kill:

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from warpcheck._guard import stop_cause
-from warpcheck.cli.makespan.methods import Outcome, Progress
+from warpcheck._makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.closed import closed_bounds
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.pairs import tight
