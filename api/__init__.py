@@ -38,7 +38,8 @@ _HOME = {
     "ProofResult": "_frontend", "ReplayResult": "_frontend", "SimulationResult": "_frontend", "DemoResult": "_frontend",
     "RunResult": "_frontend", "ExportResult": "_frontend", "ProveOptions": "_frontend", "ReplayOptions": "_frontend",
     "SimulateOptions": "_frontend", "DemoOptions": "_frontend", "RunOptions": "_frontend", "ExportOptions": "_frontend",
-    "makespan": "_makespan", "MakespanResult": "_makespan",
+    "makespan": "_makespan", "MakespanResult": "_makespan", "MakespanOptions": "_makespan",
+    "CertificateCheck": "_makespan", "check_certificate": "_makespan",
     "export": "_frontend",
     "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "simulate_kernels": "_qaws",
     "QawsResult": "_qaws", "QawsWcrtResult": "_qaws", "QawsInversionResult": "_qaws", "QawsSwitchesResult": "_qaws",
@@ -62,7 +63,7 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
                                      SimulationResult, demo, export, prove, replay, run_job, simulate)
     from warpcheck._kernels import (CfgOptions, CfgResult, KernelResult, RunTimeoutError, SimtOptions, SimtResult,
                                     WcetOptions, WcetResult, cfg, simt, wcet)
-    from warpcheck._makespan import MakespanResult, makespan
+    from warpcheck._makespan import CertificateCheck, MakespanOptions, MakespanResult, check_certificate, makespan
     from warpcheck._policy import UserPolicy, register_policy, unregister_policy
     from warpcheck._qaws import (KernelRunsResult, QawsInversionOptions, QawsInversionResult, QawsResult,
                                  QawsSwitchesOptions, QawsSwitchesResult, QawsWcrtOptions, QawsWcrtResult,

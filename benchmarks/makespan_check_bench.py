@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from warpcheck.models.makespan.kernel import make_kernel
-from warpcheck.sim.makespan.check import FORMAT, VERSION, check, check_bound, read_bound
+from warpcheck.spec.makespan.certificate_check import FORMAT, VERSION, check, check_bound, read_bound
 
 
 def _kernel(spec: str) -> str:

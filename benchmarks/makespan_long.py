@@ -5,7 +5,7 @@ units (L, C, M, S), each sigma drawn from {1, 2, 1/2, 1/4}, and every PTX
 entry of ``examples/kernels/`` mapped on the Fermi SM file (the Ampere one for
 tensor-core kernels), each at W = 8, 32 and 64, through ``warpcheck makespan``
 as a user runs it (auto, one process per run, ``--certificate``).  Every
-interval's certificate is checked again here (``sim/makespan/interval.py``,
+interval's certificate is checked again here (``spec/makespan/interval_check.py``,
 or ``check.py`` for exact answers); per run: lower, upper, their ratio, what
 proved the upper bound, Eq. 5-7 and the approximation.
 """
@@ -22,8 +22,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from warpcheck.sim.makespan.check import check
-from warpcheck.sim.makespan.interval import check_interval
+from warpcheck.spec.makespan.certificate_check import check
+from warpcheck.spec.makespan.interval_check import check_interval
 
 LENGTHS = {16: 8, 32: 8, 64: 7, 128: 7}
 LONG_WARPS = (8, 32, 64)

@@ -16,6 +16,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from tabulate import tabulate
 
@@ -28,6 +29,14 @@ def _suite(domain: str):
     except ModuleNotFoundError as e:
         if not (e.name or "").startswith(f"warpcheck._{domain}"):
             raise
+        return importlib.import_module(f"warpcheck.cli.{domain}.mutation")
+
+
+def _suite(domain: str) -> Any:
+    """The domain's mutation suite: in the library (warpcheck._D.mutation) once the domain has moved there."""
+    try:
+        return importlib.import_module(f"warpcheck._{domain}.mutation")
+    except ModuleNotFoundError:
         return importlib.import_module(f"warpcheck.cli.{domain}.mutation")
 
 

@@ -5,11 +5,11 @@ import json
 import random
 from typing import Any, Callable
 
-from warpcheck.cli.makespan.cert import certificate
+from warpcheck._makespan.certificate import certificate
 from warpcheck.models.makespan.kernel import make_kernel
-from warpcheck.sim.makespan.check import check
+from warpcheck.spec.makespan.certificate_check import check
 from warpcheck.sim.makespan.enum import worst_case
-from warpcheck.sim.makespan.replay import replay
+from warpcheck.spec.makespan.replay import replay
 
 SIGMAS = ["1", "2", "3", "1/2", "1/3"]
 

@@ -104,13 +104,13 @@ def test_reorder_prove_and_simulate_share_the_channel_default():
 
 def test_a_makespan_search_ended_by_the_alarm_keeps_proved_bounds(monkeypatch, capsys):
     """The alarm may end auto before it returns its run: a few policy runs and the closed-form bounds bracket it."""
-    import warpcheck.cli.makespan.verbs as verbs
+    import warpcheck._makespan.search as search
     from warpcheck._guard import RunTimeout
 
     def alarm(*_a, **_k):
         raise RunTimeout
 
-    monkeypatch.setattr(verbs, "auto_exact", alarm)
+    monkeypatch.setattr(search, "auto_exact", alarm)
     assert main(["makespan", "CMLL", "--warps", "8", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "M=1",
                  "--json"]) == 4
     out = json.loads(capsys.readouterr().out)

@@ -1,7 +1,7 @@
 """The backlog LP bound: never below the exhaustive worst case, certified by a checker that shares no code with it.
 
 The LP is built and solved by ``verify/makespan/backlog.py``; its exact duals are checked by
-``sim/makespan/backlog.py``, which builds the columns again from the rules of ``docs/makespan-interval.md``.
+``spec/makespan/backlog_check.py``, which builds the columns again from the rules of ``docs/makespan-interval.md``.
 """
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from warpcheck.cli.makespan.cert import interval_certificate
-from warpcheck.cli.makespan.interval import widen
-from warpcheck.cli.makespan.methods import Outcome
+from warpcheck._makespan.certificate import interval_certificate
+from warpcheck._makespan.interval import widen
+from warpcheck._makespan.methods import Outcome
 from warpcheck.models.makespan.alternation import alternation_bound
 from warpcheck.models.makespan.kernel import make_kernel
-from warpcheck.sim.makespan.backlog import BacklogRefused, checked_backlog
-from warpcheck.sim.makespan.check import CertificateRefused
-from warpcheck.sim.makespan.interval import check_interval
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.reference_enum import ReferenceBudgetExceeded, reference_worst_case
+from warpcheck.spec.makespan.backlog_check import BacklogRefused, checked_backlog
+from warpcheck.spec.makespan.certificate_check import CertificateRefused
+from warpcheck.spec.makespan.interval_check import check_interval
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.reference_enum import ReferenceBudgetExceeded, reference_worst_case
 from warpcheck.verify.makespan.backlog import MAX_COLUMNS, backlog_bound, columns
 
 ISSUE_KERNEL = "LLCLCCLLLCLCCLLLCCLC"  # 12 W + 8 by enumeration at W = 4, 5, 6

@@ -1,4 +1,4 @@
-"""The backlog certificate checker (``sim/makespan/backlog.py``): its refusals, hand-made certificates, and LP duals.
+"""The backlog certificate checker (``spec/makespan/backlog_check.py``): its refusals, hand-made certificates, and LP duals.
 
 The hand-made certificates are feasible by a line of reasoning (each in its
 test's docstring); the LP certificates come from the backlog LP, built here
@@ -17,9 +17,9 @@ from itertools import combinations
 
 import pytest
 
-from warpcheck.sim.makespan.backlog import BacklogRefused, checked_backlog
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.reference_enum import reference_worst_case
+from warpcheck.spec.makespan.backlog_check import BacklogRefused, checked_backlog
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.reference_enum import reference_worst_case
 
 
 def states_of(units: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The ranking function over blocks (verify/makespan/block_ranking.py) and its checker (sim/makespan/blocks.py)."""
+"""The ranking function over blocks (verify/makespan/block_ranking.py) and its checker (spec/makespan/block_bound_check.py)."""
 import json
 import random
 from fractions import Fraction
@@ -10,8 +10,8 @@ from makespan_fixtures import SIGMAS, certified, exact_and_sound, sound_at_more_
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.sm import CountSM
-from warpcheck.sim.makespan.blocks import BlocksRefused, _Rules, check_blocks, read_blocks
-from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.spec.makespan.block_bound_check import BlocksRefused, _Rules, check_blocks, read_blocks
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
 from warpcheck.sim.makespan.enum import worst_case
 from warpcheck.verify.makespan import block_ranking
 from warpcheck.verify.makespan.block_ranking import block_ranking_bound, block_ranking_search

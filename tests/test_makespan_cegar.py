@@ -1,4 +1,4 @@
-"""Deficit accounting cut by linear invariants (verify/makespan/cegar.py) and their certificates (sim/makespan/lininv.py).
+"""Deficit accounting cut by linear invariants (verify/makespan/cegar.py) and their certificates (spec/makespan/lininv.py).
 
 The invariants are guessed from small-W states and kept only when inductive
 over the graph; the tests check the bound against the exhaustive worst case
@@ -13,12 +13,12 @@ import random
 
 import pytest
 
-from warpcheck.cli.makespan.cert import certificate
+from warpcheck._makespan.certificate import certificate
 from warpcheck.models.makespan.kernel import make_kernel
-from warpcheck.sim.makespan import check as check_mod
-from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.spec.makespan import certificate_check as check_mod
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
 from warpcheck.sim.makespan.enum import worst_case
-from warpcheck.sim.makespan.replay import replay
+from warpcheck.spec.makespan.replay import replay
 from warpcheck.verify.makespan import cegar
 
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import assume, event, given, settings, strategies as st
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan.cert import certificate
+from warpcheck._makespan.certificate import certificate
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.sm import CountSM
-from warpcheck.sim.makespan.check import CertificateRefused, check, check_bound, read_bound
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check, check_bound, read_bound
 from warpcheck.sim.makespan.enum import CountMoves, worst_case, worst_case_per_warp
 from warpcheck.verify.makespan.abstract import abstract_search
 
@@ -136,8 +136,8 @@ def test_cli_writes_checks_and_refuses(tmp_path, capsys):
 @pytest.mark.parametrize("argv,msg", [
     (["--check", "/nonexistent/c.json"], "cannot read it"),
     (["LC", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--method", "smt", "--certificate", "x.json"],
-     "--certificate comes from the methods"),
-    (["--warps", "2"], "give a kernel and --warps W"),
+     "--certificate x.json: a certificate comes from the methods"),
+    (["--warps", "2"], "nothing to compute: give a kernel"),
     (["LC", "-W", "2", "--sigma", "L=1/1000", "--sigma", "C=1"], "out of range; use n or 1/n with n from 1 to 16"),
 ])
 def test_certificate_bad_input_is_one_line(capsys, argv, msg):

@@ -38,7 +38,7 @@ def test_estimates_are_not_exact(capsys, method, value):
     (["LC", "--warps", "2", "--sigma", "L=0", "--sigma", "C=1"], "must be positive"),
     (["LC", "--warps", "2", "--sigma", "L=-2", "--sigma", "C=1"], "not of the form n or 1/n"),
     (["LC", "--warps", "2", "--sigma", "L=3/4", "--sigma", "C=1"], "not of the form n or 1/n"),
-    (["LC", "--warps", "0", "--sigma", "L=1", "--sigma", "C=1"], "warps 0 must be"),
+    (["LC", "--warps", "0", "--sigma", "L=1", "--sigma", "C=1"], "--warps 0: not allowed; it must be >= 1"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(capsys, argv, msg):
     assert main(["makespan", *argv]) == 2
@@ -66,7 +66,7 @@ def test_auto_within_timeout_reports_its_best_run_as_a_lower_bound(capsys, monke
     """
     from functools import partial
 
-    import warpcheck.cli.makespan.auto as auto
+    import warpcheck._makespan.auto as auto
     monkeypatch.setattr(auto, "Enumeration", partial(auto.Enumeration, max_states=20_000))
     monkeypatch.setattr(auto, "portfolio", lambda *a, **k: [])
     rc = main(["makespan", "LCLCLLLL", "--sigma", "L=2", "--sigma", "C=1/3", "-W", "600", "--timeout", "600",
@@ -82,8 +82,8 @@ def test_auto_answers_from_whichever_bound_method_is_exact(capsys, monkeypatch):
     """The portfolio: blocks answers LLLLLL, deficit with an invariant LLCLLL, the ranking LP
     LLCCM2 (a latency: the block methods take one-cycle kernels only; steep, so deficit cannot).
     The closed forms, tried first, would answer the first two (pairs): they are set aside here."""
-    import warpcheck.cli.makespan.auto as auto
-    from warpcheck.cli.makespan.methods import Outcome
+    import warpcheck._makespan.auto as auto
+    from warpcheck._makespan.methods import Outcome
     monkeypatch.setattr(auto, "closed_first", lambda *a, **k: Outcome(None, False, None, 0.0, "set aside"))
     for argv, method, value in ((["LLLLLL", "--sigma", "L=1/3"], "blocks", 18 * 40),
                                 (["LLCLLL", "--sigma", "L=1", "--sigma", "C=1/2"], "deficit", 5 * 40 + 2),
@@ -119,7 +119,7 @@ def test_auto_answers_from_a_closed_form_met_by_a_run_before_any_search(capsys, 
 ])
 def test_auto_tells_steep_kernels_from_the_others(kernel, sigma, expected):
     """Steep: the worst case outgrows every unit's work, so a deficit bound (one constant for every W) cannot meet it."""
-    from warpcheck.cli.makespan.auto import steep
+    from warpcheck._makespan.auto import steep
     from warpcheck.models.makespan.kernel import parse_kernel, parse_sigmas, transform
 
     assert steep(transform(parse_kernel(kernel), parse_sigmas(f"{u}={v}" for u, v in sigma.items()))) is expected
@@ -157,9 +157,9 @@ def test_a_run_that_is_not_exact_also_reports_the_bound_proved(capsys, monkeypat
 
 def test_a_certificate_checked_past_the_timeout_is_not_written_but_the_answer_is_kept(tmp_path, capsys, monkeypatch):
     """The search ends in time, the certificate check would not: exit 4, exact answer reported, no file."""
-    import warpcheck.cli.makespan.verbs as verbs
+    import warpcheck._makespan.search as search
 
-    monkeypatch.setattr(verbs, "check", lambda cert: time.sleep(30))
+    monkeypatch.setattr(search, "check", lambda cert: time.sleep(30))
     cert = tmp_path / "c.json"
     argv = ["makespan", "LLCLL", "-W", "4", "--sigma", "L=1", "--sigma", "C=1", "--method", "enumerate",
             "--timeout", "2", "--certificate", str(cert), "--json"]
@@ -175,14 +175,14 @@ def test_auto_pairs_one_method_s_bound_with_another_s_run_and_certifies_the_pair
     """A bound not met by its own run is met by another method's run: exact, and the certificate holds."""
     from dataclasses import replace
 
-    from warpcheck.cli.makespan.auto import run_meets_bound
-    from warpcheck.cli.makespan.cert import certificate
-    from warpcheck.cli.makespan.methods import BOUNDS, enumerate_counts
+    from warpcheck._makespan.auto import run_meets_bound
+    from warpcheck._makespan.certificate import certificate
+    from warpcheck._makespan.methods import BOUNDS, enumerate_counts
     from warpcheck.models.makespan.kernel import parse_kernel, parse_sigmas, transform
     from warpcheck.models.makespan.schedule import from_counts
     from warpcheck.models.makespan.sm import CountSM
     from warpcheck.models.makespan.moves import CountMoves
-    from warpcheck.sim.makespan.check import check
+    from warpcheck.spec.makespan.certificate_check import check
     from warpcheck.verify.makespan.abstract import priority_run
 
     kernel, warps = transform(parse_kernel("LLCLL"), parse_sigmas(["L=1", "C=1"])), 8

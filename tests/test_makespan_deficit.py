@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from warpcheck.cli.main import main
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.sim.makespan.enum import worst_case
-from warpcheck.sim.makespan.replay import replay
+from warpcheck.spec.makespan.replay import replay
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.verify.makespan.abstract import AbstractGraph, abstract_search, bound_with_caps, default_caps

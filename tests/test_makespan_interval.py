@@ -1,7 +1,7 @@
 """The anytime interval: the alternation bound, the policy runs, interval certificates, and kernels from PTX.
 
-Every bound is cross-checked against the reference enumeration (``sim/makespan/reference_enum.py``, written from
-the cycle rules alone) on small instances, bounded by states; every run is replayed by ``sim/makespan/replay.py``.
+Every bound is cross-checked against the reference enumeration (``spec/makespan/reference_enum.py``, written from
+the cycle rules alone) on small instances, bounded by states; every run is replayed by ``spec/makespan/replay.py``.
 """
 from __future__ import annotations
 
@@ -14,19 +14,19 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan import verbs  # noqa: F401  (imported here, not inside the runs' --timeout)
-from warpcheck.cli.makespan.cert import interval_certificate
-from warpcheck.cli.makespan.interval import closed_uppers, widen
-from warpcheck.cli.makespan.methods import Outcome
+from warpcheck._makespan import search  # noqa: F401  (imported here, not inside the runs' --timeout)
+from warpcheck._makespan.certificate import interval_certificate
+from warpcheck._makespan.interval import closed_uppers, widen
+from warpcheck._makespan.methods import Outcome
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
 from warpcheck.models.makespan.kernel import make_kernel, pessimistic, pessimistic_bound
 from warpcheck.models.makespan.schedule import from_counts
-from warpcheck.sim.makespan.alternation import checked_alternation, checked_critical_warp
-from warpcheck.sim.makespan.check import CertificateRefused
-from warpcheck.sim.makespan.interval import check_interval, eq5_7
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.reference_enum import ReferenceBudgetExceeded, reference_worst_case
-from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.spec.makespan.alternation_check import checked_alternation, checked_critical_warp
+from warpcheck.spec.makespan.certificate_check import CertificateRefused
+from warpcheck.spec.makespan.interval_check import check_interval, eq5_7
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.reference_enum import ReferenceBudgetExceeded, reference_worst_case
+from warpcheck.spec.makespan.replay import replay_issue
 from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,8 +179,8 @@ def bounded(monkeypatch):
     """The verb's interval search bounded by work (30 policy runs), not by --timeout (never reached here)."""
     import functools
 
-    from warpcheck.cli.makespan import auto, interval
-    for mod in (verbs, auto):
+    from warpcheck._makespan import auto, interval
+    for mod in (search, auto):
         monkeypatch.setattr(mod, "interval_only", functools.partial(interval.interval_only, runs=30))
 
 
@@ -220,7 +220,7 @@ def test_ptx_entry_becomes_a_kernel_with_its_mapping(capsys, bounded):
 @pytest.mark.parametrize("extra,msg", [
     (["--sm", "examples/sm/fermi-makespan.toml", "--ptx", "examples/kernels/wmma_gemm.ptx", "--max-loop-bound", "1"],
      "is a tensor instruction and SM 'fermi' maps no unit to tensor"),
-    (["--ptx", "examples/kernels/reduction.ptx"], "--ptx needs --sm FILE"),
+    (["--ptx", "examples/kernels/reduction.ptx"], "--ptx examples/kernels/reduction.ptx: needs an SM file too"),
     (["LC", "--sm", "examples/sm/fermi-makespan.toml", "--ptx", "examples/kernels/reduction.ptx"], "not both"),
     (["--sm", "examples/sm/paper.toml", "--ptx", "examples/kernels/reduction.ptx"], "has no [makespan] table"),
     (["--sm", "examples/sm/fermi-makespan.toml", "--ptx", "examples/kernels/reduction.ptx", "--entry", "nope"],

@@ -9,7 +9,7 @@ from warpcheck.models.makespan.sm import CountSM
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.schedule import Schedule, from_counts
 from warpcheck.sim.makespan.enum import worst_case, worst_case_per_warp
-from warpcheck.sim.makespan.replay import replay
+from warpcheck.spec.makespan.replay import replay
 from warpcheck.verify.makespan.abstract import abstract_search
 from warpcheck.verify.makespan.search import bound_search, complete_run, optimize_search
 

@@ -1,6 +1,6 @@
 """The makespan mutation suite: every single-point bug of the transform, the machine and the moves is killed.
 
-A kill is judged by code that imports nothing of the design (``cli/makespan/mutation.py`` says what counts):
+A kill is judged by code that imports nothing of the design (``api/_makespan/mutation.py`` says what counts):
 the certificate checker, the reference replay and the reference enumeration of ``sim/makespan/``.
 """
 from __future__ import annotations
@@ -11,17 +11,17 @@ import random
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan import mutation
-from warpcheck.cli.makespan.mutation import MUTANTS, applied, kill
+from warpcheck._makespan import mutation
+from warpcheck._makespan.mutation import MUTANTS, applied, kill
 from warpcheck.models.makespan import kernel as design_kernel
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.mutants import Mutant
-from warpcheck.sim.makespan.check import CertificateRefused, check
-from warpcheck.sim.makespan.interval import check_interval
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
+from warpcheck.spec.makespan.interval_check import check_interval
 from warpcheck.sim.makespan.enum import worst_case
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.reference_enum import ReferenceBudgetExceeded, reference_worst_case
-from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.reference_enum import ReferenceBudgetExceeded, reference_worst_case
+from warpcheck.spec.makespan.replay import replay_issue
 
 
 SEARCHED = [n for n, m in MUTANTS.items() if m.method != "ptx-roles"]  # the PTX-roles ones run no search
@@ -37,7 +37,7 @@ def test_mutant_is_killed_with_replayed_evidence(name, tmp_path):
 @pytest.mark.parametrize("name", SEARCHED)
 def test_the_checker_alone_refuses_each_mutant_s_certificate(name, tmp_path):
     """No oracle needed: the certificate of the mutant's answer does not hold (the n + 1 copies bug included);
-    the interval mutants' certificates are interval certificates, checked by sim/makespan/interval.py."""
+    the interval mutants' certificates are interval certificates, checked by spec/makespan/interval_check.py."""
     m = MUTANTS[name]
     o, cert = mutation._search(m, m.warps, m.method)
     assert cert is not None and (o.exact or m.method == "interval")

@@ -12,16 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan.cert import interval_certificate
-from warpcheck.cli.makespan.interval import interval_only
+from warpcheck._makespan.certificate import interval_certificate
+from warpcheck._makespan.interval import interval_only
 from warpcheck.models.makespan.alternation import alternation_bound
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.pairs import pair_bound, pairs
-from warpcheck.sim.makespan.check import CertificateRefused
-from warpcheck.sim.makespan.interval import check_interval
-from warpcheck.sim.makespan.pairs import PairsRefused, checked_pairs, least_blocks
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.reference_enum import reference_worst_case
+from warpcheck.spec.makespan.certificate_check import CertificateRefused
+from warpcheck.spec.makespan.interval_check import check_interval
+from warpcheck.spec.makespan.pair_bound_check import PairsRefused, checked_pairs, least_blocks
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.reference_enum import reference_worst_case
 
 ISSUE_KERNEL = "LLCLCCLLLCLCCLLLCCLC"
 

@@ -10,8 +10,8 @@ from makespan_fixtures import SIGMAS, certified, exact_and_sound, sound_at_more_
 from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.sm import CountSM
-from warpcheck.sim.makespan.blocks import LUMPED, BlocksRefused, _Rules, check_blocks, read_blocks
-from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.spec.makespan.block_bound_check import LUMPED, BlocksRefused, _Rules, check_blocks, read_blocks
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
 from warpcheck.sim.makespan.enum import worst_case
 from warpcheck.verify.makespan.phases import LUMP, BlockGraph, block_bound, maximal_blocks, phase_search
 

@@ -1,9 +1,9 @@
 """The PTX-to-unit mapping of ``makespan --ptx`` against a reference that reads the PTX itself.
 
-The reference (``sim/makespan/ptx_roles.py``) is written from the documented
+The reference (``spec/makespan/ptx_roles.py``) is written from the documented
 table and imports nothing of ``models/makespan`` or ``models/kernels``; the
-comparisons are ``cli/makespan/ptx_check.py``'s; the mutants of the roles are
-``models/makespan/mutants.py``'s ``ptx-*``, judged by ``cli/makespan/mutation.py``.
+comparisons are ``api/_makespan/ptx_check.py``'s; the mutants of the roles are
+``models/makespan/mutants.py``'s ``ptx-*``, judged by ``api/_makespan/mutation.py``.
 """
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from warpcheck.cli.makespan.mutation import MUTANTS, _kill_ptx, kill
-from warpcheck.cli.makespan.ptx_check import (Disagreement, first_disagreement, first_kernel_disagreement,
-                                              module_disagreement, options)
+from warpcheck._makespan.mutation import MUTANTS, _kill_ptx, kill
+from warpcheck._makespan.ptx_check import (Disagreement, first_disagreement, first_kernel_disagreement,
+                                           module_disagreement)
 from warpcheck.models.errors import ConfigError, InputFileError
 from warpcheck.models.makespan.mutants import Mutant
-from warpcheck.sim.makespan.ptx_roles import entry_instructions, role, sm_roles
+from warpcheck.spec.makespan.ptx_roles import entry_instructions, role, sm_roles
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "examples" / "kernels"
@@ -24,15 +24,15 @@ FERMI, AMPERE = str(ROOT / "examples/sm/fermi-makespan.toml"), str(ROOT / "examp
 PTX_MUTANTS = [n for n, m in MUTANTS.items() if m.method == "ptx-roles"]
 
 
-def _argv(ptx: Path, sm: str) -> list[str]:
-    """The verb's options for an example, as benchmarks/makespan_long.py::ptx_entries gives them.
+def _options(ptx: Path, sm: str) -> dict[str, object]:
+    """The makespan options of an example, as benchmarks/makespan_long.py::ptx_entries gives them.
 
     lud's bounds file gives a worst path of about 10,000 instructions (slow here): one trip per loop instead.
     """
     toml = ptx.with_suffix(".toml")
-    bounds = ["--max-loop-bound", "1"] if ptx.stem == "lud" else \
-        ["--bounds", str(toml)] if toml.exists() else ["--max-loop-bound", "4"]
-    return ["--ptx", str(ptx), "--sm", sm, *bounds]
+    bounds = {"max_loop_bound": 1} if ptx.stem == "lud" else \
+        {"bounds": str(toml)} if toml.exists() else {"max_loop_bound": 4}
+    return {"ptx": str(ptx), "sm": sm, **bounds}
 
 
 # every example on the SM ptx_entries pairs it with (Ampere for tensor cores, else Fermi), and on Ampere
@@ -47,7 +47,7 @@ def test_every_static_instruction_of_each_example_has_the_reference_s_role(name)
 
 @pytest.mark.parametrize("name,sm", PAIRS, ids=[f"{n}-{Path(s).stem.split('-')[0]}" for n, s in PAIRS])
 def test_every_letter_of_each_example_s_kernel_string_is_on_the_reference_s_unit(name, sm):
-    found, checked = first_kernel_disagreement(options(_argv(KERNELS / f"{name}.ptx", sm)))
+    found, checked = first_kernel_disagreement(**_options(KERNELS / f"{name}.ptx", sm))
     assert found is None and checked > 0
 
 

@@ -11,10 +11,10 @@ from warpcheck.models.makespan.kernel import make_kernel
 from warpcheck.models.makespan.moves import CountMoves
 from warpcheck.models.makespan.schedule import from_counts
 from warpcheck.models.makespan.sm import CountSM
-from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
 from warpcheck.sim.makespan.enum import worst_case
-from warpcheck.sim.makespan.pumped import PumpRefused, check_pump
-from warpcheck.sim.makespan.replay import replay
+from warpcheck.spec.makespan.pump_check import PumpRefused, check_pump
+from warpcheck.spec.makespan.replay import replay
 from warpcheck.verify.makespan import pump as pump_mod
 from warpcheck.verify.makespan.abstract import abstract_search, first_runs, guided_run
 from warpcheck.verify.makespan.pump import closed_form, find_pumps

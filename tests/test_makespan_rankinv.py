@@ -15,10 +15,10 @@ import time
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.cli.makespan.cert import certificate
+from warpcheck._makespan.certificate import certificate
 from warpcheck.models.makespan.kernel import make_kernel
-from warpcheck.sim.makespan import check as check_mod
-from warpcheck.sim.makespan.check import CertificateRefused, check
+from warpcheck.spec.makespan import certificate_check as check_mod
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
 from warpcheck.sim.makespan.enum import worst_case
 from warpcheck.verify.makespan import cegar, ranking
 from warpcheck.verify.makespan.abstract import default_caps

@@ -38,9 +38,10 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
                   "sim.makespan.enum", "encodings.makespan.smt", "encodings.makespan.ilp",
                   *[f"verify.makespan.{m}" for m in ("abstract", "block_ranking", "cegar", "phases", "pump",
                                                      "ranking", "search", "worst_runs", "backlog")]],
-                 [f"sim.makespan.{m}" for m in ("check", "replay", "capped", "lininv", "pumped", "blocks", "numbers",
-                                                "reference", "reference_enum", "alternation", "interval", "backlog",
-                                                "ptx_roles", "pairs")]),
+                 [f"spec.makespan.{m}" for m in ("certificate_check", "replay", "capped", "lininv", "pump_check",
+                                                 "block_bound_check", "numbers", "reference", "reference_enum",
+                                                 "alternation_check", "interval_check", "backlog_check", "ptx_roles",
+                                                 "pair_bound_check")]),
     # the warp-level analyses (parser classes, stack, CFG, value agreement, IPET) vs each thread run alone
     "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",
@@ -90,4 +91,4 @@ def test_the_reference_imports_nothing_of_the_design(domain):
 def test_the_walk_sees_an_import_of_the_design():
     assert "models.frontend.design" in reached("models.frontend.oracles")  # the test can fail
     assert "models.makespan.kernel" in reached("sim.makespan.enum")
-    assert {"models.makespan.ptx_units", "models.kernels.ptx"} <= reached("cli.makespan.ptx_check")
+    assert {"models.makespan.ptx_units", "models.kernels.ptx"} <= reached("_makespan.ptx_check")

@@ -60,7 +60,7 @@ class MakespanIlp:
     def __init__(self, kernel: MkKernel, warps: int, horizon: int | None = None) -> None:
         if not kernel.single_cycle:
             raise ConfigError(f"kernel {kernel.text()!r} has multi-cycle instructions; "
-                              "the paper's ILP supports single-cycle instructions only (use --method smt)")
+                              "the paper's ILP supports single-cycle instructions only (use the method smt)")
         self.kernel, self.W = kernel, warps
         self.I, self.T = len(kernel.instrs), horizon or min(b for b, _, _ in closed_bounds(kernel, warps))
         self.units = kernel.units

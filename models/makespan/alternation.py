@@ -18,7 +18,7 @@ before the end).  With A alone and M shared cycles, T = A + M, and:
 
 Two thirds of the first plus one third of the second: T <= (2 W P + W X +
 min(W, sigma_max) P) / 3.  ``docs/makespan-interval.md`` gives the proof in
-full; ``sim/makespan/alternation.py`` computes the same bound again, from its
+full; ``spec/makespan/alternation_check.py`` computes the same bound again, from its
 own transform, for the checker.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each costs nothing to compute and is proved in ``docs/makespan-interval.md``:
 Eq. 5-7 where every sigma is 1 (``kernel.py``), the critical-warp bound
 (any kernel), and on one-cycle kernels the alternation and pair bounds.
-``sim/makespan/interval.py`` computes each again for the checker.
+``spec/makespan/interval_check.py`` computes each again for the checker.
 """
 from __future__ import annotations
 

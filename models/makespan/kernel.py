@@ -107,7 +107,7 @@ def parse_sigma(text: str) -> Fraction:
 
 
 def parse_sigmas(items: Iterable[str]) -> dict[str, Fraction]:
-    """Parse ``U=v`` items (``--sigma L=1/2``) into a dict unit -> sigma."""
+    """Parse ``U=v`` items (``L=1/2``) into a dict unit -> sigma."""
     out: dict[str, Fraction] = {}
     for item in items:
         unit, sep, value = item.partition("=")
@@ -116,16 +116,9 @@ def parse_sigmas(items: Iterable[str]) -> dict[str, Fraction]:
             raise ConfigError(f"sigma {item!r} is not of the form U=n or U=1/n with U an upper-case unit letter; "
                               "write e.g. L=1/2")
         if unit in out:
-            raise ConfigError(f"sigma of unit {unit!r} is given twice; give one --sigma {unit}=...")
+            raise ConfigError(f"sigma of unit {unit!r} is given twice; give one sigma per unit")
         out[unit] = parse_sigma(value)
     return out
-
-
-def check_warps(warps: int) -> int:
-    """Return ``warps`` if it is at least 1, else raise a ConfigError."""
-    if isinstance(warps, bool) or not isinstance(warps, int) or warps < 1:
-        raise ConfigError(f"warps {warps!r} must be an integer of at least 1")
-    return warps
 
 
 def transform(instrs: tuple[MkInstr, ...], sigma: Mapping[str, Fraction]) -> MkKernel:
@@ -139,7 +132,7 @@ def transform(instrs: tuple[MkInstr, ...], sigma: Mapping[str, Fraction]) -> MkK
         raise ConfigError("kernel is empty; give at least one unit symbol, e.g. 'LLCLL'")
     for ins in instrs:
         if ins.unit not in sigma:
-            raise ConfigError(f"unit {ins.unit!r} of the kernel has no sigma; add --sigma {ins.unit}=1 (or n, or 1/n)")
+            raise ConfigError(f"unit {ins.unit!r} of the kernel has no sigma; give it one: {ins.unit}=1 (or n, or 1/n)")
     out: list[MkInstr] = []
     for ins in instrs:
         n = sigma[ins.unit].denominator

@@ -3,13 +3,13 @@
 A mutant names the design objects it replaces (``"kernel.transform"``,
 ``"sm.CountSM"``, ``"moves.CountMoves"``: a module of ``models/makespan`` and a
 name in it) and an instance small enough to enumerate, on which the bug
-changes what the searches answer.  ``cli/makespan/mutation.py`` puts the
+changes what the searches answer.  ``api/_makespan/mutation.py`` puts the
 replacements in place wherever the searches took those names, runs a search,
 and judges its answer with the certificate checker and the reference
 enumeration (``sim/makespan/``), which import none of these objects.  A
 mutant of the PTX roles (``"ptx_units.role_of"``) names an example PTX entry
 instead; it is judged by the reference reading of that entry
-(``sim/makespan/ptx_roles.py``, through ``cli/makespan/ptx_check.py``).
+(``spec/makespan/ptx_roles.py``, through ``api/_makespan/ptx_check.py``).
 """
 from __future__ import annotations
 
@@ -204,9 +204,10 @@ def _role_float_compare_as_int(ins: Instruction) -> str:
     return "int" if ins.base in ("setp", "set") else role_of(ins)
 
 
-def _ptx(entry: str, sm: str, *extra: str) -> tuple[str, ...]:
-    """The verb's options for an example PTX file on an example SM (``fermi`` or ``ampere``)."""
-    return ("--ptx", f"examples/{entry}", "--sm", f"examples/sm/{sm}-makespan.toml", *extra)
+def _ptx(file: str, sm: str, **extra: Any) -> dict[str, Any]:
+    """The makespan options (``ptx``, ``sm``, ``bounds``, ...) of an example PTX file on an example SM (``fermi`` or
+    ``ampere``)."""
+    return {"ptx": f"examples/{file}", "sm": f"examples/sm/{sm}-makespan.toml", **extra}
 
 
 @dataclass(frozen=True)
@@ -220,8 +221,8 @@ class Mutant:
     sigma: Mapping[str, str] = field(default_factory=dict)
     warps: int = 3
     equivalent: bool = False
-    method: str = "enumerate"  # the search the harness runs; "interval": the anytime interval (cli/makespan/interval.py)
-    ptx: tuple[str, ...] = ()  # method "ptx-roles": the verb's PTX options (--ptx FILE --sm FILE ...), no search
+    method: str = "enumerate"  # the search the harness runs; "interval": the anytime interval (api/_makespan/interval.py)
+    ptx: Mapping[str, Any] = field(default_factory=dict)  # method "ptx-roles": the options ptx, sm, ... (no search)
 
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in [
@@ -263,19 +264,19 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            {"pairs.pair_bound": _pairs_ignoring_latencies}, "L C3", {"L": "1", "C": "1"}, method="interval"),
     Mutant("ptx-sfu-as-float", "PTX roles: special functions (rcp, ex2, div on floats) run on the float unit",
            {"ptx_units.role_of": _role_sfu_as_float}, "", method="ptx-roles",
-           ptx=_ptx("kernels/backprop.ptx", "fermi", "--bounds", "examples/kernels/backprop.toml")),
+           ptx=_ptx("kernels/backprop.ptx", "fermi", bounds="examples/kernels/backprop.toml")),
     Mutant("ptx-fp64-as-float", "PTX roles: the .f64 test dropped, double precision runs on the float unit",
            {"ptx_units.role_of": _role_fp64_as_float}, "", method="ptx-roles",
-           ptx=_ptx("corpus/dmath.ptx", "fermi", "--entry", "_Z6growthPdPKdii", "--max-loop-bound", "4")),
+           ptx=_ptx("corpus/dmath.ptx", "fermi", entry="_Z6growthPdPKdii", max_loop_bound=4)),
     Mutant("ptx-copy-waits-as-ldst", "PTX roles: cp.async.commit_group and the waits go to the load/store unit",
            {"ptx_units.role_of": _role_copy_waits_as_ldst}, "", method="ptx-roles",
-           ptx=_ptx("kernels/wmma_gemm.ptx", "ampere", "--max-loop-bound", "4")),
+           ptx=_ptx("kernels/wmma_gemm.ptx", "ampere", max_loop_bound=4)),
     Mutant("ptx-fragments-as-tensor", "PTX roles: wmma fragment loads and stores run on the tensor core",
            {"ptx_units.role_of": _role_fragments_as_tensor}, "", method="ptx-roles",
-           ptx=_ptx("kernels/wmma_gemm.ptx", "ampere", "--max-loop-bound", "4")),
+           ptx=_ptx("kernels/wmma_gemm.ptx", "ampere", max_loop_bound=4)),
     Mutant("ptx-float-compare-as-int", "PTX roles: a compare on floats (setp.f32) runs on the integer unit",
            {"ptx_units.role_of": _role_float_compare_as_int}, "", method="ptx-roles",
-           ptx=_ptx("kernels/kmeans.ptx", "ampere", "--bounds", "examples/kernels/kmeans.toml")),
+           ptx=_ptx("kernels/kmeans.ptx", "ampere", bounds="examples/kernels/kmeans.toml")),
 ]}
 
 

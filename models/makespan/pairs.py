@@ -6,7 +6,7 @@ different units, or on one unit of sigma 2 or more (it can serve both in one
 cycle).  nu is the most disjoint pairs (a maximum matching on a path: taking
 pairs greedily from the left is optimal).  Then every work-conserving run
 ends within P + (W - 1)(P - nu) cycles, for any number of units:
-``docs/makespan-interval.md`` gives the proof, ``sim/makespan/pairs.py``
+``docs/makespan-interval.md`` gives the proof, ``spec/makespan/pair_bound_check.py``
 computes the bound again for the checker.  On two units of sigma 1 it is the
 worst case itself once W is not small (a convoy of W - 1 warps and one
 straggler); with more units or wider ones it is an upper bound only.

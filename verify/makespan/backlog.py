@@ -9,7 +9,7 @@ between two states and the issues of each phase in them satisfy linear rows
 number of cycles those rows allow is an upper bound.  HiGHS solves the LP;
 its duals, rounded to multiples of 1/DENOM and repaired to be exactly
 feasible (``_repair``), are the certificate: any dual-feasible point bounds
-the LP's maximum, and ``sim/makespan/backlog.py`` checks it again from the
+the LP's maximum, and ``spec/makespan/backlog_check.py`` checks it again from the
 rules without a solver.
 """
 from __future__ import annotations

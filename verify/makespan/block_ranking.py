@@ -21,7 +21,7 @@ drops give makespan <= c_0 W + g(initial) - g(done), one table for every W
 from the cap of the first block (where the initial block state stops
 depending on W).  The LP's floats are made rational and every row is
 checked again exactly (d_B then is the least inner step itself);
-``sim/makespan/blocks.py`` checks the certificate without this code.
+``spec/makespan/block_bound_check.py`` checks the certificate without this code.
 """
 from __future__ import annotations
 
@@ -236,7 +236,7 @@ def _result(sm: CountSM, run: list[dict[str, int]], pump: Pump | None, best: Blo
 
 
 def certificate_bound(result: BlockRankingResult) -> dict[str, Any]:
-    """The ``bound`` object of a certificate (checked by sim/makespan/blocks.py): blocks, linear part, table."""
+    """The ``bound`` object of a certificate (checked by spec/makespan/block_bound_check.py): blocks, linear part, table."""
     states = [list(a) + [str(v)] for a, v in (result.potential or {}).items()]
     return {"method": "blocks", "weight": "cycles", "unit": None, "blocks": [list(b) for b in result.blocks],
             "linear": [str(v) for v in result.linear or []], "states": states}

@@ -31,7 +31,7 @@ every entry in the graph (excluded next entries included), and the initial
 state satisfies the form for every W (a_0 <= 0 <= b), every reached concrete
 state satisfies it (induction over runs), so entries whose least value
 exceeds b stand for no reached state and may be left out.  The certificate
-carries the invariants; ``sim/makespan/lininv.py`` checks them again from
+carries the invariants; ``spec/makespan/lininv.py`` checks them again from
 the rules, sharing no code with this module.
 """
 from __future__ import annotations

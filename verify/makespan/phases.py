@@ -398,7 +398,7 @@ def _slope(kernel: MkKernel, unit: str) -> Fraction:
 
 
 def certificate_bound(result: BlockResult) -> dict[str, Any]:
-    """The ``bound`` object of a certificate for a phase_search result (checked by sim/makespan/blocks.py)."""
+    """The ``bound`` object of a certificate for a phase_search result (checked by spec/makespan/block_bound_check.py)."""
     blocks = [list(b) for b in result.blocks]
     states = [list(a) + [v] for a, v in (result.potential or {}).items()]
     return {"method": "blocks", "weight": "deficit", "unit": result.unit, "blocks": blocks, "states": states}

@@ -25,7 +25,7 @@ W = W0 + m d.  (One stretch from phase 0 to done is the common case of a
 steady state; worst cases that first push every warp through the first
 instructions need a chain.)
 
-``sim/makespan/check.py`` checks a pump of a certificate again from the
+``spec/makespan/certificate_check.py`` checks a pump of a certificate again from the
 rules, sharing no code with this module.
 """
 from __future__ import annotations

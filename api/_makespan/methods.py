@@ -1,4 +1,4 @@
-"""The exact makespan methods behind ``warpcheck makespan --method``, each wrapped into one ``Outcome``."""
+"""The exact makespan methods (the option ``method``), each wrapped into one ``Outcome``."""
 from __future__ import annotations
 
 import sys
@@ -6,12 +6,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from warpcheck._makespan.options import BOUND_BUDGET, SMT_BUDGET
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.schedule import Schedule
 from warpcheck.sim.makespan.enum import Enumeration, SearchBudgetExceeded
 
-SMT_BUDGET = 300.0  # the SMT and ILP searches stop here when --timeout is not given
-BOUND_BUDGET = 60.0  # blocks, deficit and ranking stop here when --timeout is not given
 Progress = Callable[[str], None] | None
 
 

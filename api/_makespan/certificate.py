@@ -1,17 +1,17 @@
-"""Write a makespan certificate from a search's proof, and check one (``--certificate``, ``--check``)."""
+"""Write a makespan certificate from a search's proof, and check one with the independent checker."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
-from warpcheck.models.errors import ConfigError
+from warpcheck.models.errors import OptionError
 from warpcheck.models.files import atomic_write_text
 from warpcheck.models.makespan.schedule import Schedule, from_counts
 from warpcheck.models.makespan.sm import CountSM
-from warpcheck.sim.makespan.check import FORMAT, VERSION, CertificateRefused, check
-from warpcheck.sim.makespan.interval import check_interval
+from warpcheck.spec.makespan.certificate_check import FORMAT, VERSION, CertificateRefused, check
+from warpcheck.spec.makespan.interval_check import check_interval
 
-CERTIFYING = ("auto", "interval", "enumerate", "blocks", "block-ranking", "deficit", "ranking")
 CLOSED_FORMS = ("pessimistic", "alternation", "critical-warp", "pairs")  # the checker computes these bounds again
 
 
@@ -75,7 +75,7 @@ def interval_certificate(kernel: str, sigma: dict[str, str], warps: int, schedul
 
 def write(path: str, cert: dict[str, Any]) -> None:
     """Write the certificate whole or not at all."""
-    atomic_write_text(path, json.dumps(cert, separators=(",", ":")), "--certificate")
+    atomic_write_text(path, json.dumps(cert, separators=(",", ":")), "certificate")
 
 
 def load(path: str) -> Any:
@@ -84,58 +84,81 @@ def load(path: str) -> Any:
         with open(path) as f:
             return json.load(f)
     except OSError as e:
-        raise ConfigError(f"--check {path!r}: cannot read it ({e.strerror})") from None
+        raise OptionError("check", path, f"cannot read it ({e.strerror})") from None
     except ValueError as e:
-        raise ConfigError(f"--check {path!r}: not JSON ({e})") from None
+        raise OptionError("check", path, f"not JSON ({e})") from None
     except RecursionError:
-        raise ConfigError(f"--check {path!r}: nested too deeply to be a certificate") from None
+        raise OptionError("check", path, "nested too deeply to be a certificate") from None
 
 
-def run_check(path: str, as_json: bool) -> int:
-    """Check a certificate file: exit 0 when it holds, 1 when it is refused."""
-    cert = load(path)
-    if isinstance(cert, dict) and cert.get("interval") is True:
-        return _run_check_interval(path, cert, as_json)
-    r = _checked(check, path, cert, as_json)
-    if r is None or as_json:
-        return 0 if r is not None else 1
+@dataclass
+class CertificateCheck:
+    """A certificate checked by the independent checker: ``valid``, or the ``problem`` that refused it.
+
+    ``verdict`` is the checker's own result (``spec/makespan/certificate_check.py`` for an exact answer,
+    ``interval_check.py`` for an interval): the makespan or the interval it proves, and how.  ``code`` is the
+    command line's exit code (0 holds, 1 refused).
+    """
+
+    file: str | None
+    valid: bool
+    problem: str | None = None
+    interval: bool = False
+    verdict: Any = field(repr=False, default=None)
+    bound: Any = field(repr=False, default=None)  # the certificate's "bound" object, for the report's wording
+
+    @property
+    def code(self) -> int:
+        """0 when the certificate holds, 1 when it is refused."""
+        return 0 if self.valid else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``warpcheck makespan --check FILE --json`` prints."""
+        if not self.valid:
+            return {"file": self.file, "valid": False, "problem": self.problem}
+        return {"file": self.file, "valid": True, **({"interval": True} if self.interval else {}),
+                **self.verdict.__dict__}
+
+    def report(self) -> str:
+        """The verb's text: the refusal, or what the certificate proves."""
+        if not self.valid:
+            return str(self.problem)
+        return _interval_report(self.verdict) if self.interval else _exact_report(self.verdict, self.bound)
+
+
+def check_certificate(cert: Any, file: str | None = None) -> CertificateCheck:
+    """Check a certificate (its JSON object, or a path to read it from) with the independent checker."""
+    if isinstance(cert, str):
+        file, cert = cert, load(cert)
+    interval = isinstance(cert, dict) and cert.get("interval") is True
+    try:
+        verdict = check_interval(cert) if interval else check(cert)
+    except CertificateRefused as e:
+        return CertificateCheck(file, False, str(e))
     bound = cert.get("bound") if isinstance(cert, dict) else None
+    return CertificateCheck(file, True, None, interval, verdict, bound)
+
+
+def _exact_report(r: Any, bound: Any) -> str:
     what = "block states" if isinstance(bound, dict) and "blocks" in bound else \
         "abstract states" if r.unit else "count states"
     how = f"{what}, deficit of unit {r.unit}" if r.unit else f"{what}, cycles"
-    print(f"certificate holds: the worst-case makespan of {r.kernel}, W = {r.warps}, is exactly {r.makespan} "
-          f"(schedule replayed; upper bound {r.upper} checked over {r.states} {how})")
+    lines = [f"certificate holds: the worst-case makespan of {r.kernel}, W = {r.warps}, is exactly {r.makespan} "
+             f"(schedule replayed; upper bound {r.upper} checked over {r.states} {how})"]
     if r.every_w_from is not None:
-        print(f"the same table bounds every W >= {r.every_w_from}: {r.formula}")
+        lines.append(f"the same table bounds every W >= {r.every_w_from}: {r.formula}")
     if r.exact_from is not None:
         which = "every W" if r.period == 1 else f"every W = {r.exact_from} + {r.period} m"
-        print(f"and the pumped run of {r.exact_from} warps meets it for {which} >= {r.exact_from}: "
-              f"{r.exact_formula} (exact for every such W)")
+        lines.append(f"and the pumped run of {r.exact_from} warps meets it for {which} >= {r.exact_from}: "
+                     f"{r.exact_formula} (exact for every such W)")
     elif r.every_w_from is not None:
-        print("(upper bound only for other W: each W's lower bound is its own run)")
-    return 0
+        lines.append("(upper bound only for other W: each W's lower bound is its own run)")
+    return "\n".join(lines)
 
 
-def _checked(checker: Any, path: str, cert: Any, as_json: bool, **extra: Any) -> Any:
-    """The checker's result, or None when it refuses (the refusal printed); with --json the verdict is printed."""
-    try:
-        r = checker(cert)
-    except CertificateRefused as e:
-        print(json.dumps({"file": path, "valid": False, "problem": str(e)}) if as_json else str(e))
-        return None
-    if as_json:
-        print(json.dumps({"file": path, "valid": True, **extra, **r.__dict__}))
-    return r
-
-
-def _run_check_interval(path: str, cert: dict[str, Any], as_json: bool) -> int:
-    """Check an interval certificate: the run replays to the lower bound, the upper bound is proved."""
-    r = _checked(check_interval, path, cert, as_json, interval=True)
-    if r is None or as_json:
-        return 0 if r is not None else 1
+def _interval_report(r: Any) -> str:
     name = r.kernel if len(r.kernel) <= 64 else f"{r.kernel[:32]}...{r.kernel[-8:]} ({len(r.kernel)} instructions)"
     how = "computed again by the checker" if r.method in CLOSED_FORMS else \
         "its duals checked column by column, exactly" if r.method == "backlog" else "its table checked move by move"
-    print(f"certificate holds: the worst-case makespan of {name}, W = {r.warps}, lies in {r.lower} .. {r.upper} "
-          f"(schedule replayed to {r.lower}; upper bound by {r.method}, {how})")
-    return 0
+    return (f"certificate holds: the worst-case makespan of {name}, W = {r.warps}, lies in {r.lower} .. {r.upper} "
+            f"(schedule replayed to {r.lower}; upper bound by {r.method}, {how})")

@@ -4,13 +4,13 @@ A kill (status FAIL) is a search answer that an independent side refuses or
 contradicts:
 
 - the certificate of the mutant's exact answer (schedule + potential) is
-  refused by ``sim/makespan/check.py``, which reads and transforms the
-  instance itself (``sim/makespan/reference.py``); or
+  refused by ``spec/makespan/certificate_check.py``, which reads and transforms the
+  instance itself (``spec/makespan/reference.py``); or
 - the mutant's run does not replay to its makespan on the reference replay
   (``replay_issue`` on the reference kernel): the run it claims is not a run;
 - or the bound it claims (its exact makespan, or the upper bound of an answer
   that is not exact) is below the reference enumeration's worst case
-  (``sim/makespan/reference_enum.py``, written from the cycle rules), or its
+  (``spec/makespan/reference_enum.py``, written from the cycle rules), or its
   exact makespan differs from it.
 
 ``replayed`` is True when the independent side reproduced the disagreement:
@@ -25,7 +25,7 @@ transformed kernel.
 A mutant of the PTX roles (method ``ptx-roles``) runs no search: the kernel
 of its example PTX entry is built as ``makespan --ptx`` builds it, with the
 mutant in place, and compared with the reference's reading of the same
-entry (``cli/makespan/ptx_check.py``): the role of every static instruction,
+entry (``api/_makespan/ptx_check.py``): the role of every static instruction,
 and the unit of every letter of the kernel string.  A kill is a disagreement
 that the unmutated design does not have and that the mutant shows again
 when checked a second time.
@@ -39,18 +39,18 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from warpcheck.cli.makespan.cert import certificate, interval_certificate
-from warpcheck.cli.makespan.interval import widen
-from warpcheck.cli.makespan.methods import Outcome, exact
-from warpcheck.cli.makespan.ptx_check import Disagreement, first_disagreement, first_kernel_disagreement, options
+from warpcheck._makespan.certificate import certificate, interval_certificate
+from warpcheck._makespan.interval import widen
+from warpcheck._makespan.methods import Outcome, exact
+from warpcheck._makespan.ptx_check import Disagreement, first_disagreement, first_kernel_disagreement
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.mutants import MUTANTS as MODEL_MUTANTS
 from warpcheck.models.makespan.mutants import Mutant
-from warpcheck.sim.makespan.check import CertificateRefused, check
-from warpcheck.sim.makespan.interval import check_interval
-from warpcheck.sim.makespan.reference import reference_kernel
-from warpcheck.sim.makespan.reference_enum import reference_worst_case
-from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.spec.makespan.certificate_check import CertificateRefused, check
+from warpcheck.spec.makespan.interval_check import check_interval
+from warpcheck.spec.makespan.reference import reference_kernel
+from warpcheck.spec.makespan.reference_enum import reference_worst_case
+from warpcheck.spec.makespan.replay import replay_issue
 from warpcheck.verify.makespan.backlog import _allowed as backlog_allowed  # kept apart from the names swapped
 from warpcheck.verify.makespan.backlog import _declare_rows as backlog_rows
 from warpcheck.verify.makespan.worst_runs import PolicySim
@@ -177,18 +177,17 @@ def _judge(m: Mutant, warps: int, o: Outcome, cert: dict[str, Any] | None) -> tu
     return status, said, bool(refused) or run_refused or (below and real_ok)
 
 
-def ptx_options(m: Mutant) -> Any:
-    """The mutant's ``--ptx`` options as the verb reads them, its example paths taken in the checkout."""
+def ptx_options(m: Mutant) -> dict[str, Any]:
+    """The mutant's PTX options (``ptx``, ``sm``, ``bounds``, ...), its example paths taken in the checkout."""
     root = checkout("makespan suite (its PTX mutants)")
-    argv = [str(root / v) if v.startswith("examples/") else v for v in m.ptx]
-    return options(argv)
+    return {k: str(root / v) if isinstance(v, str) and v.startswith("examples/") else v for k, v in m.ptx.items()}
 
 
 def _ptx_found(m: Mutant) -> tuple[Disagreement | None, Disagreement | None, int]:
     """(first role disagreement, first kernel-letter disagreement, letters checked) on the mutant's entry."""
     a = ptx_options(m)
-    kernel, checked = first_kernel_disagreement(a)
-    return first_disagreement(a.ptx, a.entry), kernel, checked
+    kernel, checked = first_kernel_disagreement(**a)
+    return first_disagreement(a["ptx"], a.get("entry")), kernel, checked
 
 
 def _kill_ptx(m: Mutant) -> Kill:
@@ -203,7 +202,7 @@ def _kill_ptx(m: Mutant) -> Kill:
     except WarpcheckError as e:
         return Kill(m.name, m.breaks, _ptx_check(m), "ERROR", m.equivalent, str(e), False, time.monotonic() - t)
     static, kernel, checked = found
-    where = Path(m.ptx[m.ptx.index("--ptx") + 1]).name
+    where = Path(m.ptx["ptx"]).name
     if clean[:2] != (None, None):
         status, said = "ERROR", f"the unmutated design disagrees too: {clean[0] or clean[1]}"
     elif static is None and kernel is None:
@@ -226,14 +225,15 @@ def _letters(static: Disagreement | None, kernel: Disagreement | None, checked: 
 
 
 def _ptx_check(m: Mutant) -> str:
-    return f"makespan {' '.join(m.ptx)}: roles and kernel string against sim/makespan/ptx_roles.py"
+    given = " ".join(f"{k}={v}" for k, v in m.ptx.items())
+    return f"makespan {given}: roles and kernel string against spec/makespan/ptx_roles.py"
 
 
 def kill(name: str, out: Path, warps: int | None = None, method: str | None = None) -> Kill:
     """Search the mutant's instance with ``method`` (default: the mutant's own) and judge the answer independently.
 
     See the module's docstring; the interval mutants' certificates are interval certificates
-    (``sim/makespan/interval.py``).
+    (``spec/makespan/interval_check.py``).
     """
     m = MUTANTS[name]
     if m.method == "ptx-roles":

@@ -13,7 +13,7 @@ the entry's *symbolic moves* (weight, next entry, drop) so that
 - every symbolic move is the move of some concrete state with exactly that
   drop (tight: the check refuses nothing that the concrete states accept).
 
-Why, rule by rule (the cycle rules of ``sim/makespan/replay.py``):
+Why, rule by rule (the cycle rules of ``spec/makespan/replay.py``):
 
 1. Slot holders (busy stages of a non-pipelined instruction) of a unit never
    number more than sigma_u.  A holder count at its cap stands for K_p ..
@@ -51,7 +51,7 @@ import itertools
 import math
 from typing import Iterator, Sequence
 
-from warpcheck.sim.makespan.reference import RefKernel
+from warpcheck.spec.makespan.reference import RefKernel
 
 Counts = tuple[int, ...]
 MAX_NEXT = 10_000  # next entries of one move: more means caps far apart (a crafted table), not a proof to check

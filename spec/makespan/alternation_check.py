@@ -12,7 +12,7 @@ of the W P issues per cycle.
 """
 from __future__ import annotations
 
-from warpcheck.sim.makespan.reference import RefKernel
+from warpcheck.spec.makespan.reference import RefKernel
 
 
 class AlternationRefused(ValueError):

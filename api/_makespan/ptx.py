@@ -1,8 +1,8 @@
-"""``warpcheck makespan --ptx FILE --entry NAME --sm SM.toml``: a makespan kernel string from a PTX entry.
+"""A makespan kernel string from a PTX entry on an SM (``warpcheck makespan --ptx FILE --sm SM.toml``).
 
 The path is the one ``wcet`` takes: the warp-level CFG
 (``models/kernels/warp_cfg.py``) and the IPET worst case over it, with the
-loop bounds of ``--bounds`` / ``--loop-bound`` / ``--max-loop-bound``; its
+loop bounds of ``bounds`` / ``loop_bound`` / ``max_loop_bound``; its
 node counts are walked from the entry (at each node, on to the successor
 with the most executions left), so that every loop runs as many times as
 IPET counts it.  Each instruction of the walk becomes the unit letter of its
@@ -11,13 +11,12 @@ its lanes over the warp size.  What cannot be mapped is refused by name.
 """
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
-from warpcheck.models.errors import ConfigError, InputFileError
-from warpcheck.models.file_schemas import MAX_LOOP_BOUND, LoopBoundsFile, validated
+from warpcheck.models.errors import ConfigError, InputFileError, OptionError
+from warpcheck.models.file_schemas import LoopBoundsFile, validated
 from warpcheck.models.files import load_toml, read_text
 from warpcheck.models.kernels.kernel import Instruction, Kernel
 from warpcheck.models.kernels.ptx import parse_ptx_module
@@ -63,17 +62,13 @@ def load_sm(path: str) -> SmUnits:
     return SmUnits(str(table.get("name", path)), size, lanes, roles)
 
 
-def loop_bounds(a: argparse.Namespace) -> dict[str, int]:
-    """Loop bounds from ``--bounds FILE`` ([loops] LABEL = N) and ``--loop-bound LABEL=N``, as ``wcet`` reads them."""
-    bounds: dict[str, int] = {}
-    if a.bounds:
-        bounds.update(validated(LoopBoundsFile, load_toml(a.bounds, "loop bounds file"), a.bounds).loops)
-    for item in a.loop_bound or []:
-        name, sep, value = item.rpartition("=")
-        if not sep or not name or not value.strip().isdigit() or int(value) > MAX_LOOP_BOUND:
-            raise ConfigError(f"--loop-bound {item!r} is not LABEL=N with N from 0 to {MAX_LOOP_BOUND}")
-        bounds[name] = int(value)
-    return bounds
+def loop_bounds(bounds: str | None, named: Mapping[str, int] | None) -> dict[str, int]:
+    """Loop bounds from a file (``[loops] LABEL = N``) and then the ``named`` ones, as ``wcet`` reads them."""
+    out: dict[str, int] = {}
+    if bounds:
+        out.update(validated(LoopBoundsFile, load_toml(bounds, "loop bounds file"), bounds).loops)
+    out.update(named or {})
+    return out
 
 
 def load_entry(path: str, entry: str | None) -> Kernel:
@@ -83,12 +78,12 @@ def load_entry(path: str, entry: str | None) -> Kernel:
     if not names:
         raise InputFileError(f"{path!r} holds no kernel (.entry); give a PTX module with at least one kernel")
     if entry is None and len(names) > 1:
-        raise ConfigError(f"{path!r} holds {len(names)} kernels; name one with --entry ({', '.join(names)})")
+        raise OptionError("entry", None, f"{path!r} holds {len(names)} kernels; name one ({', '.join(names)})")
     picked = [k for k in module.entries if entry is None or k.name == entry] or \
         [k for k in module.entries if entry in k.name]
     if len(picked) != 1:
         what = "no kernel" if not picked else "several kernels"
-        raise ConfigError(f"--entry {entry!r} matches {what} in {path!r}; its kernels: {', '.join(names)}")
+        raise OptionError("entry", entry, f"matches {what} in {path!r}; its kernels: {', '.join(names)}")
     return module.inlined(picked[0])
 
 
@@ -138,7 +133,7 @@ def worst_path(wcfg: WarpCFG, counts: dict[int, int]) -> tuple[list[int], dict[s
     size = sum(f * _block_size(wcfg, u) for (u, _), f in flows.items() if u in reach)
     if size > MAX_PATH:  # before the walk is built: large loop bounds would exhaust memory first
         raise ConfigError(f"kernel {wcfg.kernel.name!r}: the worst path has {size:,} instructions, more than "
-                          f"{MAX_PATH:,}; give smaller loop bounds (--bounds, --loop-bound, --max-loop-bound)")
+                          f"{MAX_PATH:,}; give smaller loop bounds (bounds, loop_bound, max_loop_bound)")
     out_edges: dict[Any, list[Any]] = {}
     for (u, v), f in sorted(flows.items(), key=lambda e: (str(e[0][0]), str(e[0][1]))):
         if u in reach:
@@ -164,21 +159,23 @@ def _block_size(wcfg: WarpCFG, node: Any) -> int:
     return block.end - block.start
 
 
-def ptx_kernel(a: argparse.Namespace) -> PtxKernel:
-    """Build the makespan kernel of ``--ptx``/``--entry`` on ``--sm`` (see the module docstring)."""
+def ptx_kernel(ptx: str, sm: str | None, entry: str | None = None, bounds: str | None = None,
+               loop_bound: Mapping[str, int] | None = None, max_loop_bound: int | None = None) -> PtxKernel:
+    """Build the makespan kernel of the PTX ``entry`` of ``ptx`` on the SM file ``sm`` (see the module docstring)."""
     from warpcheck.encodings.kernels.ipet import wcet
 
-    if not a.sm:
-        raise ConfigError("--ptx needs --sm FILE, the SM's lanes per unit (e.g. examples/sm/fermi-makespan.toml "
-                          "for the paper's Fermi, examples/sm/ampere-makespan.toml for a recent SM)")
-    sm = load_sm(a.sm)
-    kernel = load_entry(a.ptx, a.entry)
-    if a.max_loop_bound is not None and a.max_loop_bound < 0:
-        raise ConfigError(f"--max-loop-bound is {a.max_loop_bound!r}; use a non-negative integer")
+    if not sm:
+        raise OptionError("ptx", ptx, "needs an SM file too (sm: the SM's lanes per unit, e.g. "
+                          "examples/sm/fermi-makespan.toml for the paper's Fermi, examples/sm/ampere-makespan.toml "
+                          "for a recent SM)")
+    if max_loop_bound is not None and max_loop_bound < 0:
+        raise OptionError("max_loop_bound", max_loop_bound, "not allowed; it must be >= 0")
+    units = load_sm(sm)
+    kernel = load_entry(ptx, entry)
     wcfg = build_warp_cfg(kernel)
-    result, _ = wcet(wcfg, loop_bounds(a), a.max_loop_bound)
+    result, _ = wcet(wcfg, loop_bounds(bounds, loop_bound), max_loop_bound)
     pcs, dropped = worst_path(wcfg, result.node_counts)
-    pk = _mapped(kernel, sm, [kernel.instructions[pc] for pc in pcs], a.ptx)
+    pk = _mapped(kernel, units, [kernel.instructions[pc] for pc in pcs], ptx)
     pk.dropped, pk.pcs = dropped, pcs
     return pk
 

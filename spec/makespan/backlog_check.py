@@ -30,7 +30,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
-from warpcheck.sim.makespan.reference import RefKernel
+from warpcheck.spec.makespan.reference import RefKernel
 
 MAX_UNITS = 6  # 2^6 - 1 body states: the columns grow with the square of the states
 END = "end"

@@ -6,7 +6,7 @@ methods returned), replayed by the verb; the upper bound the least of the
 paper's Eq. 5-7, the alternation bound of one-cycle kernels
 (``models/makespan/alternation.py``), the pair bound of one-cycle kernels
 (``models/makespan/pairs.py``), the backlog LP's (``verify/makespan/backlog.py``)
-and the bound tables the exact methods proved.  Each is re-checked without a solver by ``sim/makespan/interval.py``
+and the bound tables the exact methods proved.  Each is re-checked without a solver by ``spec/makespan/interval_check.py``
 when a certificate is written.  Progress lines show the interval shrinking.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from warpcheck._guard import stop_cause
-from warpcheck.cli.makespan.methods import Outcome, Progress
+from warpcheck._makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.closed import closed_bounds
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.pairs import tight

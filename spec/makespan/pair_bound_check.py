@@ -10,7 +10,7 @@ greedily from the left).
 """
 from __future__ import annotations
 
-from warpcheck.sim.makespan.reference import RefKernel
+from warpcheck.spec.makespan.reference import RefKernel
 
 
 class PairsRefused(ValueError):

@@ -20,8 +20,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any, Sequence
 
 from warpcheck._guard import abandon, worker_pool
-from warpcheck.cli.makespan.interval import LONG_PHASES, closed_first, interval_only, widen
-from warpcheck.cli.makespan.methods import BOUNDS, Outcome, Progress, enumerate_counts, timed, to_stderr
+from warpcheck._makespan.interval import LONG_PHASES, closed_first, interval_only, widen
+from warpcheck._makespan.methods import BOUNDS, Outcome, Progress, enumerate_counts, timed, to_stderr
 from warpcheck.models.makespan.kernel import MkKernel
 from warpcheck.models.makespan.schedule import from_counts
 from warpcheck.models.makespan.sm import CountSM

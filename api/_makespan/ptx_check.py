@@ -1,7 +1,7 @@
 """Does the design put each PTX instruction on its documented unit?  Checked against a reference reading the PTX.
 
 The design's mapping is ``role_of`` (``models/makespan/ptx_units.py``) over the
-design's parse of the PTX; the reference (``sim/makespan/ptx_roles.py``) reads
+design's parse of the PTX; the reference (``spec/makespan/ptx_roles.py``) reads
 the text again and gives each instruction its role from the documented table.
 Two comparisons, each ending at the first disagreement:
 
@@ -20,19 +20,18 @@ role of ``ret``.
 """
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from itertools import zip_longest
+from typing import Mapping
 
-from warpcheck.cli.makespan.ptx import load_entry, ptx_kernel
-from warpcheck.models.errors import ConfigError
+from warpcheck._makespan.ptx import load_entry, ptx_kernel
 from warpcheck.models.files import read_text
 from warpcheck.models.kernels.kernel import Instruction, Kernel
 from warpcheck.models.kernels.ptx import parse_ptx_module
 from warpcheck.models.makespan.ptx_units import role_of
-from warpcheck.sim.makespan.ptx_roles import RefInstruction, entry_instructions, role, sm_roles
+from warpcheck.spec.makespan.ptx_roles import RefInstruction, entry_instructions, role, sm_roles
 
-__all__ = ["Disagreement", "first_disagreement", "module_disagreement", "first_kernel_disagreement", "options"]
+__all__ = ["Disagreement", "first_disagreement", "module_disagreement", "first_kernel_disagreement"]
 
 
 @dataclass(frozen=True)
@@ -94,24 +93,18 @@ def module_disagreement(ptx: str) -> Disagreement | None:
     return None
 
 
-def options(argv: list[str]) -> argparse.Namespace:
-    """The PTX options of ``warpcheck makespan`` (``--ptx FILE --sm FILE ...``), read by the verb's own parser."""
-    from warpcheck.cli.makespan.verbs import register
+def first_kernel_disagreement(ptx: str, sm: str, entry: str | None = None, bounds: str | None = None,
+                              loop_bound: Mapping[str, int] | None = None, max_loop_bound: int | None = None
+                              ) -> tuple[Disagreement | None, int]:
+    """The first letter of the PTX kernel string off the reference's unit, and how many letters were checked.
 
-    ap = argparse.ArgumentParser(prog="warpcheck")
-    register(ap.add_subparsers())
-    return ap.parse_args(["makespan", *argv])
-
-
-def first_kernel_disagreement(a: argparse.Namespace) -> tuple[Disagreement | None, int]:
-    """The first letter of the ``--ptx`` kernel string off the reference's unit, and how many letters were checked."""
-    if not a.sm:
-        raise ConfigError("the kernel check needs --sm FILE, the SM whose unit letters it compares")
-    pk = ptx_kernel(a)
-    kernel = load_entry(a.ptx, pk.entry)
-    text = read_text(a.ptx, "PTX file", lenient=True)
-    ref = {(r.line, r.opcode): r.role for name in _bodies(text, a.ptx) for r in entry_instructions(text, name, a.ptx)}
-    letters, checked = sm_roles(a.sm), 0
+    The keywords are the makespan options of the same names (:func:`warpcheck._makespan.ptx.ptx_kernel`).
+    """
+    pk = ptx_kernel(ptx, sm, entry, bounds, loop_bound, max_loop_bound)
+    kernel = load_entry(ptx, pk.entry)
+    text = read_text(ptx, "PTX file", lenient=True)
+    ref = {(r.line, r.opcode): r.role for name in _bodies(text, ptx) for r in entry_instructions(text, name, ptx)}
+    letters, checked = sm_roles(sm), 0
     for pc, got in zip(pk.pcs, pk.text):
         ins = kernel.instructions[pc]
         want = ref.get((ins.line, ins.opcode), role("ret") if _implicit(ins) else None)

@@ -51,8 +51,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator
 
-from warpcheck.sim.makespan.reference import RefKernel
-from warpcheck.sim.makespan.numbers import read_number
+from warpcheck.spec.makespan.reference import RefKernel
+from warpcheck.spec.makespan.numbers import read_number
 
 Row = tuple[int, ...]
 LUMPED = -1

@@ -32,13 +32,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from warpcheck.sim.makespan.alternation import AlternationRefused, checked_alternation, checked_critical_warp
-from warpcheck.sim.makespan.backlog import BacklogRefused, checked_backlog
-from warpcheck.sim.makespan.pairs import PairsRefused, checked_pairs
-from warpcheck.sim.makespan.blocks import BlocksRefused, blocks_upper, check_blocks, read_blocks
-from warpcheck.sim.makespan.check import (CertificateRefused, _field, _instance, _refuse, _run, _upper, check_bound,
+from warpcheck.spec.makespan.alternation_check import AlternationRefused, checked_alternation, checked_critical_warp
+from warpcheck.spec.makespan.backlog_check import BacklogRefused, checked_backlog
+from warpcheck.spec.makespan.pair_bound_check import PairsRefused, checked_pairs
+from warpcheck.spec.makespan.block_bound_check import BlocksRefused, blocks_upper, check_blocks, read_blocks
+from warpcheck.spec.makespan.certificate_check import (CertificateRefused, _field, _instance, _refuse, _run, _upper, check_bound,
                                           read_bound)
-from warpcheck.sim.makespan.reference import RefKernel
+from warpcheck.spec.makespan.reference import RefKernel
 
 
 @dataclass(frozen=True)

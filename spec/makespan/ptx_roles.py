@@ -5,7 +5,7 @@ Written again from the documentation (the "Units" table of
 table of ``docs/kernels.md`` where that one is silent), importing nothing of
 ``models/makespan`` or ``models/kernels``: the design's mapping
 (``models/makespan/ptx_units.py`` over the opcode table) is checked against it
-(``cli/makespan/ptx_check.py``), so that a bug in that mapping cannot hide
+(``api/_makespan/ptx_check.py``), so that a bug in that mapping cannot hide
 behind the same bug in the code that judges it.
 
 The roles, as this module applies them, first match wins:

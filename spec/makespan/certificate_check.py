@@ -4,14 +4,14 @@ A certificate (JSON, written by ``warpcheck makespan --certificate``) holds
 
 - the instance: kernel string, sigmas, W, and the claimed worst case M;
 - a schedule of the W warps (issue cycle of every instruction), replayed by
-  ``sim/makespan/replay.py``: a work-conserving run of makespan M exists;
+  ``spec/makespan/replay.py``: a work-conserving run of makespan M exists;
 - the upper-bound evidence: a table of *count entries* (warps per non-done
   phase, the count of phase p capped at K_p: ``cap`` is one K for every
   phase or a list of one K_p per phase; a count equal to its cap means "that
   many or more") with a rational *potential* g, and optionally a *linear*
   part c (one rational per phase): Psi(s) = sum_p c_p n_p + g(capped s).
 
-A bound may also carry linear *invariants* (``sim/makespan/lininv.py``:
+A bound may also carry linear *invariants* (``spec/makespan/lininv.py``:
 sum_p a_p n_p <= b in every reachable state, proved here from the table's own
 moves); a next entry that some invariant excludes may then be absent.
 
@@ -24,7 +24,7 @@ Psi(initial) - g(done).  With weight "cycles" (1 per unfinished cycle) that is
 the makespan itself; with weight "deficit" on unit u (slots of u left unused
 in a cycle) it bounds D_u, and sigma_u * T = W * w_u + D_u bounds T.
 
-The concrete states of an entry are infinitely many; ``sim/makespan/capped.py``
+The concrete states of an entry are infinitely many; ``spec/makespan/capped.py``
 steps the entry symbolically instead, and its docstring argues that its moves
 are exactly the concrete ones (the least drop for each next entry), so the
 check is neither weaker nor stronger than checking every concrete state.  A
@@ -51,15 +51,15 @@ from fractions import Fraction
 from typing import Any
 
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.sim.makespan.blocks import BlocksRefused, blocks_upper, check_blocks, read_blocks
-from warpcheck.sim.makespan.blocks import formula as blocks_formula
-from warpcheck.sim.makespan.blocks import slope as blocks_slope
-from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
-from warpcheck.sim.makespan.lininv import InvariantRefused, LinearInvariant, check_invariants, excluded, read_invariants
-from warpcheck.sim.makespan.numbers import read_number
-from warpcheck.sim.makespan.pumped import PumpRefused, check_pump
-from warpcheck.sim.makespan.reference import RefKernel, check_warps, reference_kernel
-from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.spec.makespan.block_bound_check import BlocksRefused, blocks_upper, check_blocks, read_blocks
+from warpcheck.spec.makespan.block_bound_check import formula as blocks_formula
+from warpcheck.spec.makespan.block_bound_check import slope as blocks_slope
+from warpcheck.spec.makespan.capped import CappedRules, Counts, TooManyNext
+from warpcheck.spec.makespan.lininv import InvariantRefused, LinearInvariant, check_invariants, excluded, read_invariants
+from warpcheck.spec.makespan.numbers import read_number
+from warpcheck.spec.makespan.pump_check import PumpRefused, check_pump
+from warpcheck.spec.makespan.reference import RefKernel, check_warps, reference_kernel
+from warpcheck.spec.makespan.replay import replay_issue
 
 FORMAT = "warpcheck-makespan-certificate"
 VERSION = 1
@@ -273,7 +273,7 @@ def check(cert: Any) -> CheckResult:
 
 
 def _check_blocks(cert: dict[str, Any], kernel: RefKernel, warps: int, claimed: int) -> CheckResult:
-    """A bound over blocks of phases (``sim/makespan/blocks.py``), and its pump if any."""
+    """A bound over blocks of phases (``spec/makespan/block_bound_check.py``), and its pump if any."""
     try:
         bb = read_blocks(kernel, cert["bound"])
         upper = blocks_upper(kernel, bb, warps)

@@ -32,8 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from warpcheck.sim.makespan.reference import RefKernel
-from warpcheck.sim.makespan.capped import CappedRules, Counts, TooManyNext
+from warpcheck.spec.makespan.reference import RefKernel
+from warpcheck.spec.makespan.capped import CappedRules, Counts, TooManyNext
 
 
 class InvariantRefused(ValueError):

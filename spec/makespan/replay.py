@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from warpcheck.sim.makespan.reference import RefKernel, last_cycle
+from warpcheck.spec.makespan.reference import RefKernel, last_cycle
 
 Issue = Sequence[Sequence[int]]
 

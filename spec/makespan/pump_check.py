@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.sim.makespan.reference import RefKernel
-from warpcheck.sim.makespan.replay import replay_issue
+from warpcheck.spec.makespan.reference import RefKernel
+from warpcheck.spec.makespan.replay import replay_issue
 
 
 class PumpRefused(WarpcheckError):

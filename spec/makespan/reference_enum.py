@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from warpcheck.models.errors import WarpcheckError
-from warpcheck.sim.makespan.reference import RefKernel
+from warpcheck.spec.makespan.reference import RefKernel
 
 Counts = tuple[int, ...]
 Issues = tuple[tuple[int, int], ...]  # (step, warps issued from it)
