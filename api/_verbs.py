@@ -35,7 +35,8 @@ class Verb:
     def run(self, options: Any, progress: Callable[[str], None] | None = None) -> Any:
         """Run one record within its ``timeout`` and ``memory``; the result's ``to_dict()`` is the verb's ``--json``."""
         runner = getattr(importlib.import_module(self.home), self.runner)
-        with bounded(getattr(options, "timeout", None), getattr(options, "memory", None)):
+        budget = getattr(options, "budget", getattr(options, "timeout", None))  # makespan: its method's own budget
+        with bounded(budget, getattr(options, "memory", None)):
             return runner(options, progress=progress) if self.progress else runner(options)
 
 
@@ -50,7 +51,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in [
     Verb("demo", _F, "DemoOptions", "demo_options"),
     Verb("run", _F, "RunOptions", "run_options", ("job",)),
     Verb("export", _F, "ExportOptions", "export_options", progress=False),
-    Verb("makespan", _M, "MakespanOptions", "makespan_options", ("kernel",)),
+    Verb("makespan", _M, "MakespanOptions", "run", ("kernel",)),
     Verb("cfg", _K, "CfgOptions", "run_cfg", ("kernel",)),
     Verb("wcet", _K, "WcetOptions", "run_wcet", ("kernel",)),
     Verb("simt", _K, "SimtOptions", "run_simt", ("kernel",), progress=False),

@@ -260,3 +260,22 @@ def test_each_example_sweep_draws_its_figures(name, tmp_path, capsys, monkeypatc
         assert main(["plot", store, "--figure", figure, "--out", str(tmp_path), "--json"]) == 0, figure
         drawn = json.loads(capsys.readouterr().out.splitlines()[-1])
         assert drawn["values"] and all(Path(f).stat().st_size > 50 for f in drawn["files"])
+
+
+def test_a_script_sweeps_as_the_verb_does_and_is_refused_in_its_own_words(tmp_path, capsys):
+    import warpcheck
+    sweep = write(tmp_path, TINY)
+    by_hand = warpcheck.sweep(sweep, store=str(tmp_path / "a.duckdb"), jobs=1)
+    assert main(["sweep", sweep, "--store", str(tmp_path / "b.duckdb"), "--jobs", "1", "--json"]) == 0
+    verb = json.loads(capsys.readouterr().out)
+    mine = by_hand.to_dict()
+    for report in (mine, verb):
+        report.pop("seconds"), report.pop("store")
+    assert mine == verb and by_hand.code == 0
+    with Store(str(tmp_path / "a.duckdb"), read_only=True) as a, Store(str(tmp_path / "b.duckdb"), read_only=True) as b:
+        assert [(r["key"], r["result"]["makespan"]) for r in a.rows()] == \
+            [(r["key"], r["result"]["makespan"]) for r in b.rows()]
+    with pytest.raises(warpcheck.ConfigError, match=r"^jobs=0: not allowed; it must be >= 1"):
+        warpcheck.sweep(sweep, jobs=0)
+    with pytest.raises(warpcheck.ConfigError, match=r"unknown keyword 'job'; did you mean 'jobs'"):
+        warpcheck.sweep(sweep, job=1)
