@@ -51,6 +51,8 @@ _HOME = {
     "cfg": "_kernels", "wcet": "_kernels", "simt": "_kernels", "KernelResult": "_kernels", "CfgResult": "_kernels",
     "WcetResult": "_kernels", "SimtResult": "_kernels", "RunTimeoutError": "_kernels", "CfgOptions": "_kernels",
     "WcetOptions": "_kernels", "SimtOptions": "_kernels",
+    "sweep": "_sweep", "plot": "_sweep", "SweepOptions": "_sweep", "SweepResult": "_sweep", "PlotOptions": "_sweep",
+    "PlotResult": "_sweep",
     "UserPolicy": "_policy", "register_policy": "_policy", "unregister_policy": "_policy",
     "WarpcheckError": "_errors", "ConfigError": "_errors", "InputFileError": "_errors", "KitError": "_errors",
 }
@@ -64,6 +66,7 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
     from warpcheck._kernels import (CfgOptions, CfgResult, KernelResult, RunTimeoutError, SimtOptions, SimtResult,
                                     WcetOptions, WcetResult, cfg, simt, wcet)
     from warpcheck._makespan import CertificateCheck, MakespanOptions, MakespanResult, check_certificate, makespan
+    from warpcheck._sweep import PlotOptions, PlotResult, SweepOptions, SweepResult, plot, sweep
     from warpcheck._policy import UserPolicy, register_policy, unregister_policy
     from warpcheck._qaws import (KernelRunsResult, QawsInversionOptions, QawsInversionResult, QawsResult,
                                  QawsSwitchesOptions, QawsSwitchesResult, QawsWcrtOptions, QawsWcrtResult,

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.cli.sweep import execute
-from warpcheck.cli.sweep.grid import load_sweep
-from warpcheck.cli.sweep.store import Store
+from warpcheck._sweep import execute
+from warpcheck._sweep.grid import load_sweep
+from warpcheck._sweep.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = """verb = "makespan"
@@ -61,12 +61,12 @@ def test_every_example_sweep_file_is_valid(monkeypatch):
     (TINY.replace("[axes]", "[axes]\nfoo = []"), "axes.foo = [] is not allowed; it must have at least 1 item"),
     (TINY.replace('sigma = ["L=1", "C=1"]', 'sigma = ["L=1", "C=1"]\nwarps = 2'), "'warps' is both an option and an axis"),
     (TINY.replace("[options]", "[options]\nnope = 3"), "the run {nope = 3, sigma = ['L=1', 'C=1'], kernel = 'LLCLL', "
-                                                      "warps = 1} is refused: warpcheck makespan: unrecognized "
-                                                      "arguments: --nope 3"),
+                                                      "warps = 1} is refused: makespan: unknown keyword 'nope'"),
     (TINY.replace('"{kernel}"', '"{kernal}"'), "arguments name {kernal}, which is no axis or option"),
     (TINY.replace("[options]", "[options]\njson = true"), "option 'json' is set by the sweep itself"),
-    (TINY.replace('verb = "makespan"', 'verb = "frobnicate"'), "invalid choice: 'frobnicate'"),
-    (TINY.replace("warps = [1, 2, 3]", "warps = [1, 2.5e0]"), "is refused: warpcheck makespan: argument --warps"),
+    (TINY.replace('verb = "makespan"', 'verb = "frobnicate"'), "verb 'frobnicate' is not a verb a sweep runs"),
+    (TINY.replace('verb = "makespan"', 'verb = "sweep"'), "verb 'sweep' is not a verb a sweep runs"),
+    (TINY.replace("warps = [1, 2, 3]", "warps = [1, 2.5e0]"), "is refused: makespan: warps=2.5: not an integer"),
     ("verb = 3\n", "verb = 3 is not allowed; it must be a string"),
 ])
 def test_a_bad_sweep_file_is_one_line_exit_2_and_nothing_is_written(text, says, tmp_path, capsys):
@@ -126,11 +126,11 @@ def test_the_store_keeps_a_result_once_and_replaces_only_a_failure(tmp_path):
 @pytest.mark.parametrize("argv, says", [
     (["plot", "nowhere.duckdb", "--figure", "table2"], "store 'nowhere.duckdb' does not exist"),
     (["plot", "STORE", "--figure", "qaws-reduction"], "holds no simulate --kernels runs"),
-    (["plot", "STORE", "--figure", "nope"], "argument --figure: invalid choice: 'nope'"),
+    (["plot", "STORE", "--figure", "nope"], "--figure nope: not one of swas-ipc, error-rate"),
     (["sweep", "--store", "nowhere.duckdb", "--csv", "x.csv"], "store 'nowhere.duckdb' does not exist"),
     (["sweep"], "no sweep file given"),
-    (["sweep", "SWEEP", "--jobs", "0"], "argument --jobs/-j: 0 is not allowed"),
-    (["sweep", "SWEEP", "--csv", "SWEEP"], "--csv SWEEP is the sweep file"),
+    (["sweep", "SWEEP", "--jobs", "0"], "--jobs 0: not allowed; it must be >= 1"),
+    (["sweep", "SWEEP", "--csv", "SWEEP"], "--csv SWEEP is also the input SWEEP; give another path"),
 ])
 def test_plot_and_export_refuse_bad_input_in_one_line(argv, says, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -260,3 +260,22 @@ def test_each_example_sweep_draws_its_figures(name, tmp_path, capsys, monkeypatc
         assert main(["plot", store, "--figure", figure, "--out", str(tmp_path), "--json"]) == 0, figure
         drawn = json.loads(capsys.readouterr().out.splitlines()[-1])
         assert drawn["values"] and all(Path(f).stat().st_size > 50 for f in drawn["files"])
+
+
+def test_a_script_sweeps_as_the_verb_does_and_is_refused_in_its_own_words(tmp_path, capsys):
+    import warpcheck
+    sweep = write(tmp_path, TINY)
+    by_hand = warpcheck.sweep(sweep, store=str(tmp_path / "a.duckdb"), jobs=1)
+    assert main(["sweep", sweep, "--store", str(tmp_path / "b.duckdb"), "--jobs", "1", "--json"]) == 0
+    verb = json.loads(capsys.readouterr().out)
+    mine = by_hand.to_dict()
+    for report in (mine, verb):
+        report.pop("seconds"), report.pop("store")
+    assert mine == verb and by_hand.code == 0
+    with Store(str(tmp_path / "a.duckdb"), read_only=True) as a, Store(str(tmp_path / "b.duckdb"), read_only=True) as b:
+        assert [(r["key"], r["result"]["makespan"]) for r in a.rows()] == \
+            [(r["key"], r["result"]["makespan"]) for r in b.rows()]
+    with pytest.raises(warpcheck.ConfigError, match=r"^jobs=0: not allowed; it must be >= 1"):
+        warpcheck.sweep(sweep, jobs=0)
+    with pytest.raises(warpcheck.ConfigError, match=r"unknown keyword 'job'; did you mean 'jobs'"):
+        warpcheck.sweep(sweep, job=1)

@@ -14,8 +14,8 @@ import warnings
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck.cli.sweep.grid import load_sweep
-from warpcheck.cli.sweep.store import Store
+from warpcheck._sweep.grid import load_sweep
+from warpcheck._sweep.store import Store
 
 distributed = pytest.importorskip("dask.distributed")
 

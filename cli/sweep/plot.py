@@ -1,13 +1,13 @@
-"""The ``plot`` verb: a paper's figure (PNG and SVG) or table (CSV and Markdown), rebuilt from a results store."""
+"""The ``plot`` verb: argv into :class:`PlotOptions`, the library draws the figure, the files are listed."""
 from __future__ import annotations
 
 import argparse
 import json
 from typing import Any
 
-from warpcheck.cli.options import INPUT, OUTPUT_FOLDER
-from warpcheck.models.errors import ConfigError
-from warpcheck.models.files import check_writable
+from warpcheck._sweep import PlotOptions, run_plot
+from warpcheck._sweep.figures import FIGURES
+from warpcheck.cli.options import INPUT, output_folder, record_from_args
 
 PLOT_EPILOG = """figures (and the sweep file that produces what each needs):
   swas-ipc        IPC per fetch x issue configuration, per benchmark (swas-table2.toml; SWaS Fig. 4)
@@ -27,29 +27,19 @@ exit codes: 0 written, 2 bad input (no such store, or it holds none of the runs 
 
 def register_plot(sub: Any) -> None:
     """Add the ``plot`` verb."""
-    from warpcheck.cli.sweep.figures import FIGURES
     p = sub.add_parser("plot", help="draw a paper's figure (PNG + SVG) or table from a sweep's results store",
                        description="Rebuild a figure of the papers from the runs in a results store (matplotlib).",
                        epilog=PLOT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("store", type=INPUT, metavar="STORE", help="results store written by warpcheck sweep (.duckdb)")
-    p.add_argument("--figure", required=True, choices=list(FIGURES), metavar="NAME",
+    p.add_argument("--figure", required=True, metavar="NAME",
                    help=f"one of: {', '.join(FIGURES)}")
-    p.add_argument("--out", default="warpcheck-out/figures", metavar="DIR", type=OUTPUT_FOLDER,
-                   help="folder for NAME.png and NAME.svg (table2: .csv and .md); default warpcheck-out/figures")
+    p.add_argument("--out", metavar="DIR", type=output_folder(PlotOptions.out),
+                   help=f"folder for NAME.png and NAME.svg (table2: .csv and .md); default {PlotOptions.out}")
     p.add_argument("--json", action="store_true", help="print one JSON object (the files and the plotted values)")
     p.set_defaults(func=_plot)
 
 
 def _plot(a: argparse.Namespace) -> int:
-    from warpcheck.cli.sweep.figures import FIGURES
-    from warpcheck.cli.sweep.store import Store
-    if not str(a.out).strip():
-        raise ConfigError("--out is empty; give a folder")
-    check_writable(a.out, "--out", folder=True)
-    with Store(a.store, read_only=True) as store:
-        files, values = FIGURES[a.figure](store, a.out)
-    if a.json:
-        print(json.dumps({"figure": a.figure, "store": a.store, "files": files, "values": values}))
-    else:
-        print("\n".join(f"wrote {f}" for f in files))
-    return 0
+    result = run_plot(record_from_args(PlotOptions, a))
+    print(json.dumps(result.to_dict()) if a.json else result.report())
+    return result.code

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
-from warpcheck.cli.sweep import queries
+from warpcheck._sweep import queries
 from warpcheck.models.errors import InputFileError
 from warpcheck.models.files import atomic_write_bytes, atomic_write_text
 

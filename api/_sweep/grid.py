@@ -1,14 +1,13 @@
-"""A sweep file as a list of runs: the product of named axes, each run an argv of one verb.
+"""A sweep file as a list of runs: the product of named axes, each run one verb's options record.
 
-Every run goes through the command line itself (``main(argv + ["--json"])``), so a sweep needs no
-code of its own per verb: an axis or option called ``warps`` becomes ``--warps VALUE``, a list value a
-repeated option, ``true`` a flag, and the positional ``arguments`` take ``{axis}`` from the run.
+A sweep needs no code of its own per verb: an axis or option called ``warps`` is the field ``warps``
+of the verb's options record (the verb's ``--warps``), and the positional ``arguments`` take
+``{axis}`` from the run.  Every run's record is built, and so checked, before any run starts; the
+argv of the same run on the command line is kept with it, for the reader of the store.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import itertools
 import json
 import string
@@ -16,20 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warpcheck.models.errors import InputFileError
+from warpcheck._verbs import options_of, verb
+from warpcheck.models.errors import ConfigError, InputFileError, WarpcheckError
 from warpcheck.models.file_schemas import MAX_SWEEP_RUNS, SweepFile, SweepGrid, validated
 from warpcheck.models.files import load_toml
 
-NOT_SWEPT = ("json", "csv", "store", "scheduler", "jobs")  # options the sweep itself sets, or the verb's output mode
+NOT_SWEPT = ("json", "quiet", "csv", "store", "scheduler", "jobs")  # set by the sweep itself, or output modes
 
 
 @dataclass(frozen=True)
 class Run:
-    """One grid point: the verb's words, the run's parameters, and its argv (without ``--json``)."""
+    """One grid point: the verb's words, the run's parameters, its positional arguments and options, its argv."""
 
     verb: str
     params: dict[str, Any]
-    argv: tuple[str, ...]
+    argv: tuple[str, ...]  # the same run on the command line (without --json)
+    arguments: tuple[str, ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()  # the params that are not positional arguments
 
     @property
     def key(self) -> str:
@@ -52,6 +54,10 @@ class Sweep:
 def load_sweep(path: str) -> Sweep:
     """Read, expand and check a sweep file: every run's argv is parsed before any run starts."""
     spec = validated(SweepFile, load_toml(path, "sweep file"), path)
+    try:
+        verb(spec.verb)
+    except ConfigError as e:
+        raise InputFileError(f"{path}: {e}") from None
     grids = spec.grid or [SweepGrid()]
     runs: dict[str, Run] = {}
     for k, g in enumerate(grids):
@@ -59,7 +65,7 @@ def load_sweep(path: str) -> Sweep:
         for run in _expand(spec, g, where):
             runs.setdefault(run.key, run)
     sweep = Sweep(Path(path).stem, path, spec.verb, spec.store, tuple(runs.values()))
-    check_argv(sweep.runs, path)
+    check_runs(sweep.runs, path)
     return sweep
 
 
@@ -94,7 +100,8 @@ def _run(spec: SweepFile, params: dict[str, Any], where: str) -> Run:
     for name, value in params.items():
         if name not in used:
             argv += _option(name, value)
-    return Run(spec.verb, params, tuple(argv))
+    options = tuple((k, value) for k, value in params.items() if k not in used)
+    return Run(spec.verb, params, tuple(argv), tuple(positional), options)
 
 
 def _text(value: Any) -> str:
@@ -111,15 +118,12 @@ def _option(name: str, value: Any) -> list[str]:
     return [flag, str(value)]
 
 
-def check_argv(runs: tuple[Run, ...], path: str) -> None:
-    """Refuse, before anything runs, an argv that the verb's parser refuses (an unknown option, a bad value)."""
-    from warpcheck.cli.main import _Parser, build_parser
-    parser = build_parser()
+def check_runs(runs: tuple[Run, ...], path: str) -> None:
+    """Refuse, before anything runs, a run whose options record the verb refuses (an unknown option, a bad value)."""
     for run in runs:
         try:
-            with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-                parser.parse_args([*run.argv, "--json"])
-        except SystemExit as e:
+            options_of(run.verb, run.arguments, dict(run.options))
+        except WarpcheckError as e:
             point = ", ".join(f"{k} = {v!r}" for k, v in run.params.items())
-            why = _Parser.last_error if e.code else "it asks for help or the version, not a run"
-            raise InputFileError(f"{path}: the run {{{point}}} is refused: warpcheck {run.verb}: {why}") from None
+            why = str(e) if str(e).startswith(f"{run.verb}: ") else f"{run.verb}: {e}"
+            raise InputFileError(f"{path}: the run {{{point}}} is refused: {why}") from None

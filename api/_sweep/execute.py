@@ -9,8 +9,8 @@ from concurrent.futures import as_completed
 from typing import Any, Iterator
 
 from warpcheck._guard import worker_pool
-from warpcheck.cli.sweep.grid import Run
-from warpcheck.cli.sweep.point import run_point
+from warpcheck._sweep.grid import Run
+from warpcheck._sweep.point import run_point
 from warpcheck.models.errors import ConfigError
 
 Done = tuple[Run, dict[str, Any]]
@@ -20,7 +20,7 @@ CONNECT_SECONDS = 10.0
 def run_local(runs: list[Run], jobs: int) -> Iterator[Done]:
     """Run on ``jobs`` local processes (killed at once on Ctrl-C, SIGTERM or the sweep's timeout)."""
     with worker_pool(jobs) as pool:
-        futures = {pool.submit(run_point, list(r.argv)): r for r in runs}
+        futures = {pool.submit(run_point, r.verb, list(r.arguments), dict(r.options)): r for r in runs}
         for fut in as_completed(futures):
             yield futures[fut], _outcome(fut.result)
 
@@ -42,7 +42,7 @@ def connect(address: str) -> Any:
 def run_dask(runs: list[Run], client: Any) -> Iterator[Done]:
     """Run on a Dask cluster through ``client``; its workers need only the installed kit."""
     from dask.distributed import as_completed as dask_completed
-    futures = [client.submit(run_point, list(r.argv), key=f"warpcheck-run-{r.key}", pure=False) for r in runs]
+    futures = [client.submit(run_point, r.verb, list(r.arguments), dict(r.options), key=f"warpcheck-run-{r.key}", pure=False) for r in runs]
     by_key = {f.key: r for f, r in zip(futures, runs)}
     try:
         for fut in dask_completed(futures, loop=client.loop):
