@@ -15,7 +15,7 @@ import time
 from typing import Any, NoReturn
 
 from warpcheck import _guard as guard, _values as values
-from warpcheck.cli.options import PathOption, positive_gib, positive_seconds
+from warpcheck.cli.options import PathOption, positive_gib
 from warpcheck.models.errors import OptionError, OutOfMemoryError, RunTimeoutError, WarpcheckError
 from warpcheck.models.files import check_writable
 
@@ -64,28 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module.register(sub)
     for verb, verb_parser in sub.choices.items():
-        _give_timeout(verb, verb_parser)
         _give_memory(verb_parser)
     _with_exit_codes(parser)
     return parser
-
-
-# The whole-run budget of verbs that set none of their own (seconds): every run ends, whatever its input.
-DEFAULT_BUDGET = {"run": 86_400.0}
-DEFAULT_BUDGET_OTHERS = 600.0
-
-
-def _give_timeout(verb: str, p: argparse.ArgumentParser) -> None:
-    """Add ``--timeout`` with a default to a verb (and its actions) that has none."""
-    nested = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
-    for action in nested:
-        for sub_parser in action.choices.values():
-            _give_timeout(verb, sub_parser)
-    if nested or any("--timeout" in a.option_strings for a in p._actions):
-        return
-    default = DEFAULT_BUDGET.get(verb, DEFAULT_BUDGET_OTHERS)
-    p.add_argument("--timeout", type=positive_seconds, default=default, metavar="S",
-                   help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {default:g})")
 
 
 DEFAULT_MEMORY_GIB = values.DEFAULT_MEMORY_GIB

@@ -7,7 +7,7 @@ from typing import Any
 
 from warpcheck._sweep import PlotOptions, run_plot
 from warpcheck._sweep.figures import FIGURES
-from warpcheck.cli.options import INPUT, output_folder, record_from_args
+from warpcheck.cli.options import INPUT, output_folder, positive_seconds, record_from_args
 
 PLOT_EPILOG = """figures (and the sweep file that produces what each needs):
   swas-ipc        IPC per fetch x issue configuration, per benchmark (swas-table2.toml; SWaS Fig. 4)
@@ -35,6 +35,8 @@ def register_plot(sub: Any) -> None:
                    help=f"one of: {', '.join(FIGURES)}")
     p.add_argument("--out", metavar="DIR", type=output_folder(PlotOptions.out),
                    help=f"folder for NAME.png and NAME.svg (table2: .csv and .md); default {PlotOptions.out}")
+    p.add_argument("--timeout", type=positive_seconds, default=PlotOptions.timeout, metavar="S",
+                   help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {PlotOptions.timeout:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object (the files and the plotted values)")
     p.set_defaults(func=_plot)
 
