@@ -22,22 +22,9 @@ from tabulate import tabulate
 
 from warpcheck.verify.mutation import DOMAINS, TABLE_HEADERS, summary, table_rows
 
-def _suite(domain: str):
-    """The domain's mutation harness: in the library (``warpcheck._<domain>.mutation``) once the domain has moved."""
-    try:
-        return importlib.import_module(f"warpcheck._{domain}.mutation")
-    except ModuleNotFoundError as e:
-        if not (e.name or "").startswith(f"warpcheck._{domain}"):
-            raise
-        return importlib.import_module(f"warpcheck.cli.{domain}.mutation")
-
-
 def _suite(domain: str) -> Any:
-    """The domain's mutation suite: in the library (warpcheck._D.mutation) once the domain has moved there."""
-    try:
-        return importlib.import_module(f"warpcheck._{domain}.mutation")
-    except ModuleNotFoundError:
-        return importlib.import_module(f"warpcheck.cli.{domain}.mutation")
+    """The domain's mutation harness, in the library (``warpcheck._<domain>.mutation``)."""
+    return importlib.import_module(f"warpcheck._{domain}.mutation")
 
 
 def main() -> int:

@@ -7,7 +7,7 @@ answer differs); a mutant that changes nothing observable must instead be
 proved equivalent (its check PASSes unbounded).  Anything else survived, and a
 survivor means the domain's checks cannot see that point of the design.
 
-Each domain ``D`` provides ``warpcheck._D.mutation`` (``warpcheck.cli.D.mutation`` until it moves) with ``MUTANTS`` (name ->
+Each domain ``D`` provides ``warpcheck._D.mutation`` with ``MUTANTS`` (name ->
 an object with ``name``, ``breaks`` and ``equivalent``) and
 ``kill(name, out) -> Kill``; ``benchmarks/mutants.py --domain D`` prints the table.
 """
