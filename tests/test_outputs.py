@@ -8,6 +8,7 @@ leaves no file; the library refuses an output that is one of the call's inputs, 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ TINY = 'verb = "makespan"\narguments = ["LLCLL"]\n[options]\nsigma = ["L=1", "C=
 def _listing(folder: Path) -> dict[str, str]:
     """Every entry of the folder (hidden temporaries too) and what it is."""
     return {p.name: ("link" if p.is_symlink() else "dir" if p.is_dir() else "fifo" if p.is_fifo() else
-                     p.read_text()) for p in folder.iterdir()}
+                     "socket" if p.is_socket() else p.read_text()) for p in folder.iterdir()}
 
 
 @pytest.fixture
@@ -51,7 +52,14 @@ def _folder(where: Path) -> str:
     return "folder"
 
 
-KINDS = {"a FIFO": _fifo, "a symbolic link": _link, "a folder": _folder}
+def _socket(where: Path) -> str:
+    import socket
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind("sock")  # relative: the fixture is in ``where`` (a socket's path has at most 107 bytes)
+    return "sock"
+
+
+KINDS = {"a FIFO": _fifo, "a symbolic link": _link, "a folder": _folder, "a socket": _socket}
 
 
 # -- nothing but a regular file is replaced ---------------------------------------------------------------
@@ -67,13 +75,23 @@ def test_the_writer_refuses_what_is_not_a_regular_file_and_leaves_it(kind, workd
     assert _listing(workdir) == before  # nothing replaced, no temporary left
 
 
-def test_a_device_is_refused_by_name_and_not_replaced():
-    before = os.stat("/dev/null")
-    with pytest.raises(InputFileError, match="'/dev/null' is a character device"):
-        atomic_write_text("/dev/null", "text")
-    with pytest.raises(InputFileError, match="--dot '/dev/null' is a character device"):
-        check_writable("/dev/null", "--dot")
-    after = os.stat("/dev/null")
+def _device(where: Path) -> str:
+    """A character device to write to: a null device of our own as root (a kit that regressed must not replace
+    the machine's /dev/null: as root it could), else /dev/null (which others cannot replace)."""
+    if os.geteuid() != 0:
+        return "/dev/null"
+    os.mknod(where / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    return str(where / "null")
+
+
+def test_a_device_is_refused_by_name_and_not_replaced(tmp_path):
+    dev = _device(tmp_path)
+    before = os.lstat(dev)
+    with pytest.raises(InputFileError, match=f"'{dev}' is a character device"):
+        atomic_write_text(dev, "text")
+    with pytest.raises(InputFileError, match=f"--dot '{dev}' is a character device"):
+        check_writable(dev, "--dot")
+    after = os.lstat(dev)
     assert (after.st_mode, after.st_rdev, after.st_ino) == (before.st_mode, before.st_rdev, before.st_ino)
 
 
@@ -96,22 +114,24 @@ def test_a_verb_refuses_an_output_that_is_no_regular_file_before_any_work(verb, 
 def test_the_sweep_of_the_issue_leaves_dev_full_alone(workdir, capsys):
     (workdir / "s.toml").write_text(TINY)
     assert main(["sweep", "s.toml", "--store", "S.duckdb", "--quiet"]) == 0
-    assert main(["sweep", "--store", "S.duckdb", "--csv", "/dev/null"]) == 2
-    assert "--csv '/dev/null' is a character device" in capsys.readouterr().err
-    assert Path("/dev/null").is_char_device()
+    dev = _device(workdir)
+    assert main(["sweep", "--store", "S.duckdb", "--csv", dev]) == 2
+    assert f"--csv '{dev}' is a character device" in capsys.readouterr().err
+    assert Path(dev).is_char_device()
 
 
 @pytest.mark.parametrize("call", [
-    lambda: warpcheck.cfg(str(PTX), dot="/dev/null"),
-    lambda: warpcheck.cfg(str(PTX), dot="pipe"),
-    lambda: warpcheck.makespan("LLCLL", 2, {"L": 1, "C": 1}, certificate="pipe"),
-    lambda: warpcheck.prove(warps=2, vcd="pipe"),
+    lambda dev: warpcheck.cfg(str(PTX), dot=dev),
+    lambda dev: warpcheck.cfg(str(PTX), dot="pipe"),
+    lambda dev: warpcheck.makespan("LLCLL", 2, {"L": 1, "C": 1}, certificate="pipe"),
+    lambda dev: warpcheck.prove(warps=2, vcd="pipe"),
 ])
 def test_the_library_refuses_them_too_naming_the_keyword(call, workdir):
     _fifo(workdir)
-    with pytest.raises(OptionError, match=r"^(dot|certificate|vcd)='(/dev/null|pipe)': it is a (character device|FIFO)"):
-        call()
-    assert (workdir / "pipe").is_fifo()
+    dev = _device(workdir)
+    with pytest.raises(OptionError, match=r"^(dot|certificate|vcd)='.*': it is a (character device|FIFO)"):
+        call(dev)
+    assert (workdir / "pipe").is_fifo() and Path(dev).is_char_device()
 
 
 # -- a set of files whole or not at all --------------------------------------------------------------------

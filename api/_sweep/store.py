@@ -31,8 +31,9 @@ COLUMNS = ("key", "sweep", "verb", "params", "argv", "exit_code", "failed", "sta
 
 
 def _create(path: str) -> None:
-    """A new, empty store at ``path``, made whole under a temporary name and renamed: a failure (a full disk)
-    leaves no file behind."""
+    """A new, empty store at ``path``, made whole under a temporary name and linked there: a failure (a full
+    disk) leaves no file behind, and a store another sweep made meanwhile is kept (and opened, or refused as
+    busy), never replaced."""
     import duckdb
     folder = Path(path).parent
     folder.mkdir(parents=True, exist_ok=True)
@@ -46,8 +47,10 @@ def _create(path: str) -> None:
             db.execute("CHECKPOINT")
         finally:
             db.close()
-        refuse_non_file(path, "store")
-        os.replace(tmp, path)
+        try:
+            os.link(tmp, path)  # unlike a rename, never over what is there now
+        except FileExistsError:
+            pass
     finally:
         for left in (tmp, f"{tmp}.wal"):
             Path(left).unlink(missing_ok=True)
