@@ -238,3 +238,22 @@ def test_the_library_refuses_an_output_that_is_its_input(call, option, tmp_path)
     with pytest.raises(OptionError, match=rf"^{option}=.*: it is the (input|output) .*give another path"):
         call(tmp_path)
     assert _listing(tmp_path) == before
+
+
+def test_every_output_option_says_in_its_help_whether_it_replaces_a_file():
+    import argparse
+
+    from warpcheck.cli.main import build_parser
+    from warpcheck.cli.options import PathOption
+
+    def outputs(parser, verb=()):
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, child in a.choices.items():
+                    yield from outputs(child, (*verb, name))
+            elif isinstance(a.type, PathOption) and a.type.role != "input":
+                yield " ".join(verb), a
+
+    found = list(outputs(build_parser()))
+    silent = [f"{verb} {a.option_strings[0]}" for verb, a in found if "replaced" not in (a.help or "")]
+    assert len(found) >= 11 and not silent, f"say in the help whether these replace an existing file: {silent}"
