@@ -61,6 +61,6 @@ def export_run(o: ExportOptions) -> ExportResult:
     check_writable(o.out, "out", folder=True)  # before the work, as plot does
     result = export_texts(o)
     paths = {str(Path(o.out) / name): text for name, text in result.texts.items()}
-    write_files(paths, "out")
+    write_files(paths, "exported file")
     result.paths.extend(paths)
     return result
