@@ -11,10 +11,12 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, TypeVar
 
 from warpcheck.models.errors import ConfigError, OptionError
+from warpcheck.models.files import not_a_file
 
 T = TypeVar("T")
 
@@ -110,6 +112,38 @@ def path(option: str, value: Any, optional: bool = True) -> str | None:
     if not isinstance(value, str) or not value.strip():
         raise OptionError(option, value, "not a path; give a file name")
     return value
+
+
+def distinct_paths(record: Any, inputs: Iterable[str] = (), outputs: Iterable[str] = (),
+                   folders: Iterable[str] = ()) -> None:
+    """Refuse an output field whose path is an input field's, or another output's, or holds no regular file.
+
+    ``outputs`` are files (an existing device, FIFO, socket, folder or symbolic link there is refused: the
+    kit replaces regular files only); ``folders`` are output folders (a file is written in them, so they
+    must not be an input file either).  Fields that are not paths (None, True, an SMConfig) are skipped.
+    """
+    taken: dict[str, str] = {}
+    for name in inputs:
+        for value in _paths(getattr(record, name)):
+            taken.setdefault(os.path.realpath(value), f"the input {name} ({value})")
+    for name in [*outputs, *folders]:
+        for value in _paths(getattr(record, name)):
+            real = os.path.realpath(value)
+            if real in taken:
+                raise OptionError(name, value, f"it is {taken[real]}; give another path, it would be overwritten")
+            if name in folders and os.path.exists(value) and not os.path.isdir(value):
+                raise OptionError(name, value, "it is a file; give a folder")
+            kind = not_a_file(value) if name not in folders else None
+            if kind is not None:
+                raise OptionError(name, value, f"it is {kind}; the kit writes only regular files and replaces nothing "
+                                               "else: give the path of a file")
+            taken[real] = f"the output {name}"
+
+
+def _paths(value: Any) -> list[str]:
+    """The paths in a field's value: a str or Path, or a list of them; nothing for anything else."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return [str(v) for v in items if isinstance(v, (str, Path)) and str(v).strip()]
 
 
 def assignments(option: str, value: Any, convert: Any = int) -> dict[str, Any]:

@@ -34,7 +34,8 @@ def register(sub: Any) -> None:
     p.add_argument("--k", type=int, metavar="K", help=f"smt2: the induction depth (default {E.k})")
     p.add_argument("--no-lemmas", action="store_true", default=None,
                    help="smt2: no proved lemmas in the induction scripts")
-    p.add_argument("--out", metavar="DIR", type=output_folder(E.out), help=f"folder for the files (default {E.out})")
+    p.add_argument("--out", metavar="DIR", type=output_folder(E.out), help=f"folder for the files (default {E.out}); all "
+                   "are written or none, and files of the same names are replaced")
     p.add_argument("--timeout", type=positive_seconds, default=E.timeout, metavar="S",
                    help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {E.timeout:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object")

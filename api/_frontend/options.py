@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any, Sequence, Union
 
 from warpcheck._policy import UserPolicy, policy_name
-from warpcheck._values import (DEFAULT_MEMORY_GIB, flag, gib, integer, number, one_of, optional_integer, path, seconds,
+from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, flag, gib, integer, number, one_of, optional_integer, path, seconds,
                                settle, text)
 from warpcheck.models.errors import OptionError
 from warpcheck.models.file_schemas import MAX_REPLAY_CYCLES
@@ -150,6 +150,7 @@ class ProveOptions(SMOptions):
                memory=gib("memory", self.memory), witness=path("witness", self.witness), vcd=path("vcd", self.vcd),
                recheck=flag("recheck", self.recheck), all_warps=flag("all_warps", self.all_warps),
                prologue=integer("prologue", self.prologue, 0))
+        distinct_paths(self, inputs=("config",), outputs=("witness", "vcd"))
         if self.all_warps and self.recheck:
             raise OptionError("recheck", True, "re-checks a proof for one number of warps; it is not available "
                                                "with all_warps")
@@ -193,6 +194,7 @@ class ReplayOptions:
                cycles=optional_integer("cycles", self.cycles, 1, MAX_REPLAY_CYCLES,
                                        "a witness violates within its first cycles; a replay runs about 400 cycles/s"),
                timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory))
+        distinct_paths(self, inputs=("witness",), outputs=("vcd",))
         one_of("design", self.design, [*DESIGNS, "both"])
         if self.policy is not None and not isinstance(self.policy, UserPolicy):
             raise OptionError("policy", self.policy, "not a warpcheck.UserPolicy (a witness names the kit's policies "
@@ -327,6 +329,7 @@ class RunOptions:
         settle(self, job=path("job", self.job, optional=False), only=text("only", self.only),
                out=path("out", self.out, optional=False), timeout=seconds("timeout", self.timeout),
                memory=gib("memory", self.memory))
+        distinct_paths(self, inputs=("job",), folders=("out",))
 
 
 @dataclass(frozen=True)
@@ -353,6 +356,7 @@ class ExportOptions(SMOptions):
         settle(self, depth=optional_integer("depth", self.depth, 1), k=integer("k", self.k, 1),
                no_lemmas=flag("no_lemmas", self.no_lemmas), out=path("out", self.out, optional=False),
                timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory))
+        distinct_paths(self, inputs=("config",), folders=("out",))
         get_property(self.prop).checked(FrontEnd(self.sm))
 
     @cached_property

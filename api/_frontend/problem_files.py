@@ -10,7 +10,7 @@ from warpcheck._frontend.options import ExportOptions, ProveOptions
 from warpcheck._frontend.proof import run_name
 from warpcheck.encodings import btor2, smt2
 from warpcheck.encodings.unroll import _width
-from warpcheck.models.files import atomic_write_text
+from warpcheck.models.files import check_writable, write_files
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.verify.frontend.properties import get_property
 from warpcheck.verify.lemmas import prove_lemmas
@@ -57,10 +57,10 @@ def export_texts(o: ExportOptions) -> ExportResult:
 
 
 def export_run(o: ExportOptions) -> ExportResult:
-    """The files of :func:`export_texts`, written to ``o.out``."""
+    """The files of :func:`export_texts`, written to ``o.out`` all together or none (existing ones replaced)."""
+    check_writable(o.out, "out", folder=True)  # before the work, as plot does
     result = export_texts(o)
-    for name, text in result.texts.items():
-        path = Path(o.out) / name
-        atomic_write_text(str(path), text, "out")
-        result.paths.append(str(path))
+    paths = {str(Path(o.out) / name): text for name, text in result.texts.items()}
+    write_files(paths, "exported file")
+    result.paths.extend(paths)
     return result

@@ -9,11 +9,12 @@ from typing import Any, Callable
 from warpcheck._frontend.options import ProveOptions
 from warpcheck._guard import RunTimeout, guarded, in_child
 from warpcheck.models.errors import ConfigError
+from warpcheck.models.files import write_files
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.ts import Prologue
 from warpcheck.sim.frontend.replay import Replay, changes_only, replay, side_by_side
-from warpcheck.sim.frontend.vcd import write_vcd
+from warpcheck.sim.frontend.vcd import vcd_text
 from warpcheck.verify.engines import engine
 from warpcheck.verify.frontend import witness as wit
 from warpcheck.verify.frontend.lift import SMALL, lift_violation
@@ -193,7 +194,6 @@ def _attach_witness(out: ProveOutcome) -> None:
         return
     path = Path(o.witness or Path("warpcheck-out") / f"{out.name}.json")
     out.replaced = path.exists()
-    w.save(path)
+    files = {str(path): w.text(), **({o.vcd: vcd_text(out.replays)} if o.vcd else {})}
+    write_files(files, "witness")  # the witness and its waveforms together, or neither
     out.witness_path = str(path)
-    if o.vcd:
-        write_vcd(out.replays, o.vcd)

@@ -9,7 +9,6 @@ the field; the command line re-spells it with the flag the user typed.
 from __future__ import annotations
 
 import difflib
-import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -101,9 +100,7 @@ class CfgOptions(_AnalysisOptions):
         values.settle(self, dot=values.path("dot", self.dot))
         if self.dot is not None and self.several:
             raise OptionError("dot", self.dot, "a DOT file holds the CFG of one kernel; choose a single entry")
-        if self.dot is not None and os.path.realpath(self.dot) == os.path.realpath(self.kernel):
-            raise OptionError("dot", self.dot, "is the kernel file itself; give another path, it would be "
-                                               "overwritten")
+        values.distinct_paths(self, inputs=("kernel",), outputs=("dot",))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from warpcheck._values import (DEFAULT_MEMORY_GIB, gib, one_of, optional_integer, path, seconds, settle, text)
+from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, gib, one_of, optional_integer, path, seconds, settle, text)
 from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.file_schemas import MAX_LOOP_BOUND
 from warpcheck.models.makespan.kernel import parse_kernel, parse_sigmas
@@ -63,6 +63,7 @@ class MakespanOptions:
                bounds=path("bounds", self.bounds), loop_bound=_loop_bounds(self.loop_bound),
                max_loop_bound=optional_integer("max_loop_bound", self.max_loop_bound, low=0),
                memory=gib("memory", self.memory), kernel=_kernel(self.kernel), sigma=_sigmas(self.sigma))
+        distinct_paths(self, inputs=("check", "ptx", "sm", "bounds"), outputs=("certificate",))
         self._needs()
 
     def _needs(self) -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from warpcheck._values import (DEFAULT_MEMORY_GIB, assignments, flag, gib, integer, one_of, optional_integer, path,
-                               seconds, settle, text)
+from warpcheck._values import (DEFAULT_MEMORY_GIB, assignments, distinct_paths, flag, gib, integer, one_of,
+                               optional_integer, path, seconds, settle, text)
 from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.reorder.l1 import STORE_POLICIES, parse_cache
 from warpcheck.models.reorder.mutants import MUTANTS
@@ -175,6 +175,7 @@ class ReorderProveOptions(LaunchOptions):
                max_k=integer("max_k", self.max_k, 1, 64), depth=optional_integer("depth", self.depth, 1, 10_000),
                samples=integer("samples", self.samples, 1, 100_000), witness=path("witness", self.witness),
                mutant=one_of("mutant", self.mutant, MUTANTS, optional=True))
+        distinct_paths(self, inputs=("kernel",), outputs=("witness",))
         if streams is None:
             self._kernel_mode()
         else:

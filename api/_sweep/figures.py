@@ -1,7 +1,7 @@
 """The papers' figures, drawn from a results store with matplotlib (no display: the Agg canvas).
 
 Each figure function takes the store and an output folder and returns (the files written, the values
-plotted); every file is written atomically, PNG and SVG side by side.
+plotted); the files of a figure are written together or not at all, PNG and SVG side by side.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from warpcheck._sweep import queries
 from warpcheck.models.errors import InputFileError
-from warpcheck.models.files import atomic_write_bytes, atomic_write_text
+from warpcheck.models.files import write_files
 
 Drawn = tuple[list[str], list[dict[str, Any]]]
 PAPER_BASELINE, PAPER_SWAS = "lrr-gtlrr", "gtlrr"  # Table II compares SWaS GTLRR with the baseline's LRR-GTLRR
@@ -26,15 +26,14 @@ def _figure(width: float, height: float, panels: int = 1) -> tuple[Any, list[Any
 
 def _save(fig: Any, out: str, name: str) -> list[str]:
     import matplotlib
-    files = []
+    drawn: dict[str, bytes] = {}
     for fmt in ("png", "svg"):
         buf = io.BytesIO()
         with matplotlib.rc_context({"svg.hashsalt": "warpcheck"}):  # the same store draws the same SVG
             fig.savefig(buf, format=fmt, dpi=120, metadata={"Date": None} if fmt == "svg" else None)
-        path = str(Path(out) / f"{name}.{fmt}")
-        atomic_write_bytes(path, buf.getvalue(), f"figure {path}")
-        files.append(path)
-    return files
+        drawn[str(Path(out) / f"{name}.{fmt}")] = buf.getvalue()
+    write_files(drawn, "figure")  # both or neither
+    return list(drawn)
 
 
 def _log(ax: Any, which: str, base: int = 10) -> None:
@@ -138,8 +137,7 @@ def table2(store: Any, out: str) -> Drawn:
           "| benchmark | IPC baseline | IPC SWaS | IPC SWaS/baseline | # errors baseline | # errors SWaS |",
           "|---|---:|---:|---:|---:|---:|", *(f"| {' | '.join(str(r[h]) for h in heads)} |" for r in table)]
     files = [str(Path(out) / "table2.csv"), str(Path(out) / "table2.md")]
-    atomic_write_text(files[0], csv_text, "table")
-    atomic_write_text(files[1], "\n".join(md) + "\n", "table")
+    write_files({files[0]: csv_text, files[1]: "\n".join(md) + "\n"}, "table")
     return files, table
 
 

@@ -44,6 +44,10 @@ class SweepOptions:
                  jobs=v.integer("jobs", self.jobs, 1, MAX_JOBS), scheduler=v.text("scheduler", self.scheduler),
                  csv=v.path("csv", self.csv), timeout=v.seconds("timeout", self.timeout),
                  memory=v.gib("memory", self.memory))
+        if self.sweep is None:  # a store exported as CSV: the store is read
+            v.distinct_paths(self, inputs=("store",), outputs=("csv",))
+        else:
+            v.distinct_paths(self, inputs=("sweep",), outputs=("store", "csv"))
         if self.sweep is None and self.csv is None:
             raise ConfigError("no sweep file given: name one (see examples/sweeps/), or give a store and a csv "
                               "file to export it")
@@ -205,6 +209,7 @@ class PlotOptions:
         v.settle(self, store=v.path("store", self.store, optional=False),
                  figure=v.one_of("figure", self.figure, FIGURES), out=v.path("out", self.out, optional=False),
                  timeout=v.seconds("timeout", self.timeout), memory=v.gib("memory", self.memory))
+        v.distinct_paths(self, inputs=("store",), folders=("out",))
 
 
 @dataclass

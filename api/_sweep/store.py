@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
 from warpcheck.models.errors import InputFileError
+from warpcheck.models.files import refuse_non_file
 
 SCHEMA = """CREATE TABLE IF NOT EXISTS runs (
     key VARCHAR PRIMARY KEY, sweep VARCHAR, verb VARCHAR, params JSON, argv JSON,
@@ -27,6 +30,32 @@ COLUMNS = ("key", "sweep", "verb", "params", "argv", "exit_code", "failed", "sta
            "seconds", "worker", "finished_at")
 
 
+def _create(path: str) -> None:
+    """A new, empty store at ``path``, made whole under a temporary name and linked there: a failure (a full
+    disk) leaves no file behind, and a store another sweep made meanwhile is kept (and opened, or refused as
+    busy), never replaced."""
+    import duckdb
+    folder = Path(path).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{Path(path).name}.", suffix=".tmp")
+    os.close(fd)
+    os.unlink(tmp)  # DuckDB makes the file itself; the name stays ours (mkstemp chose one no one else has)
+    try:
+        db = duckdb.connect(tmp)
+        try:
+            db.execute(SCHEMA)
+            db.execute("CHECKPOINT")
+        finally:
+            db.close()
+        try:
+            os.link(tmp, path)  # unlike a rename, never over what is there now
+        except FileExistsError:
+            pass
+    finally:
+        for left in (tmp, f"{tmp}.wal"):
+            Path(left).unlink(missing_ok=True)
+
+
 class Store:
     """A sweep's results store (a DuckDB file); use as a context manager."""
 
@@ -34,9 +63,11 @@ class Store:
         import duckdb
         if read_only and not Path(path).is_file():
             raise InputFileError(f"store {path!r} does not exist; a sweep writes it (warpcheck sweep FILE --store {path})")
+        if not read_only:
+            refuse_non_file(path, "store")
         try:
-            if not read_only:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            if not read_only and not Path(path).exists():
+                _create(path)
             self.db = duckdb.connect(path, read_only=read_only)
         except duckdb.IOException as e:
             busy = "lock" in str(e).lower()

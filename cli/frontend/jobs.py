@@ -27,7 +27,7 @@ def register(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("job", type=INPUT, help="job file (TOML)")
     r.add_argument("--only", metavar="NAME", help="run only this task")
-    r.add_argument("--out", type=output_folder(R.out), help=f"folder for witnesses (default {R.out})")
+    r.add_argument("--out", type=output_folder(R.out), help=f"folder for witnesses (default {R.out}; files of the same names are replaced)")
     r.add_argument("--timeout", type=positive_seconds, default=R.timeout, metavar="S",
                    help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {R.timeout:g})")
     r.add_argument("--json", action="store_true", help="print one JSON object")

@@ -104,8 +104,9 @@ def _add_prove(sub: Any) -> None:
     p.add_argument("--timeout", type=positive_seconds, default=P.timeout,
                    help=f"seconds before TIMEOUT (default {P.timeout:g})")
     p.add_argument("--witness", metavar="PATH", type=output_file("warpcheck-out/witness.json"),
-                   help="where a FAIL's witness goes (default warpcheck-out/NAME.json)")
-    p.add_argument("--vcd", metavar="PATH", type=OUTPUT_FILE, help="also write the counterexample replay as VCD waveforms")
+                   help="where a FAIL's witness goes (default warpcheck-out/NAME.json; an existing file there is replaced)")
+    p.add_argument("--vcd", metavar="PATH", type=OUTPUT_FILE, help="also write the counterexample replay as VCD waveforms (with the witness, or neither;"
+                   " an existing file there is replaced)")
     p.add_argument("--recheck", action="store_true", default=None,
                    help="re-check a PASS with a second solver (cvc5 via pySMT)")
     p.add_argument("--all-warps", action="store_true", default=None,
@@ -133,7 +134,7 @@ def register(sub: Any) -> None:
     r.add_argument("witness", type=INPUT, help="witness file (JSON) written by prove")
     r.add_argument("--design", choices=list(DESIGNS) + ["both"], help=f"default: {R.design}")
     r.add_argument("--cycles", type=int, help="cycles to replay (default: the witness's cycle + 4)")
-    r.add_argument("--vcd", metavar="PATH", type=OUTPUT_FILE, help="also write VCD waveforms of the replay")
+    r.add_argument("--vcd", metavar="PATH", type=OUTPUT_FILE, help="also write VCD waveforms of the replay (an existing file there is replaced)")
     r.add_argument("--timeout", type=positive_seconds, default=R.timeout, metavar="S",
                    help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {R.timeout:g})")
     r.add_argument("--json", action="store_true", help="print one JSON object")
@@ -146,6 +147,6 @@ def register(sub: Any) -> None:
                                    "print one summary table.")
     d.add_argument("--warps", "-W", type=int, help=f"number of warps (default {D.warps})")
     d.add_argument("--timeout", type=positive_seconds, default=D.timeout, help=f"seconds per proof (default {D.timeout:g})")
-    d.add_argument("--out", type=output_folder(D.out), help=f"folder for the witnesses (default {D.out})")
+    d.add_argument("--out", type=output_folder(D.out), help=f"folder for the witnesses (default {D.out}; files of the same names are replaced)")
     d.add_argument("--json", action="store_true", help="print one JSON object")
     d.set_defaults(func=_demo)

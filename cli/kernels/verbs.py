@@ -113,7 +113,7 @@ def register(sub) -> None:
     _add_analysis(p, CfgOptions)
     _add_cost(p)
     _add_timeout(p, CfgOptions)
-    p.add_argument("--dot", metavar="FILE", type=OUTPUT_FILE, help="also write the warp-level CFG as Graphviz DOT")
+    p.add_argument("--dot", metavar="FILE", type=OUTPUT_FILE, help="also write the warp-level CFG as Graphviz DOT (an existing file there is replaced)")
     p.set_defaults(func=_cfg)
 
     p = sub.add_parser("wcet", help="IPET WCET bound of one warp in isolation", formatter_class=fmt,

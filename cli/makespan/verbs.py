@@ -62,7 +62,8 @@ def register(sub: Any) -> None:
     p.add_argument("--certificate", metavar="FILE", type=OUTPUT_FILE, help="write a certificate of the exact answer "
                    "(JSON: the schedule and the upper-bound potential), or of the interval (the run and the upper "
                    "bound's proof); methods auto, interval, enumerate, blocks, block-ranking, deficit and ranking "
-                   "(the answer's certificate is checked by the independent checker whether or not it is written)")
+                   "(the answer's certificate is checked by the independent checker whether or not it is written; an "
+                   "existing file there is replaced)")
     p.add_argument("--check", metavar="FILE", type=INPUT, help="check a certificate instead of searching: exit 0 if it "
                    "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")

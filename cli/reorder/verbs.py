@@ -157,7 +157,8 @@ def _add_prove(acts: Any) -> None:
     q.add_argument("--samples", metavar="N",
                    help=f"random schedules simulated for the miss counts (default {d.samples})")
     q.add_argument("--witness", metavar="PATH", type=output_file(f"{WITNESS_FOLDER}/witness.json"),
-                   help=f"where a FAIL's schedules go (default {WITNESS_FOLDER}/reorder-KERNEL-CHECK.json)")
+                   help=f"where a FAIL's schedules go (default {WITNESS_FOLDER}/reorder-KERNEL-CHECK.json; an "
+                        "existing file there is replaced)")
     q.set_defaults(func=_prove)
 
 

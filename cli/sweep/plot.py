@@ -34,7 +34,8 @@ def register_plot(sub: Any) -> None:
     p.add_argument("--figure", required=True, metavar="NAME",
                    help=f"one of: {', '.join(FIGURES)}")
     p.add_argument("--out", metavar="DIR", type=output_folder(PlotOptions.out),
-                   help=f"folder for NAME.png and NAME.svg (table2: .csv and .md); default {PlotOptions.out}")
+                   help=f"folder for NAME.png and NAME.svg (table2: .csv and .md), both written or neither, files of the "
+                        f"same names replaced; default {PlotOptions.out}")
     p.add_argument("--timeout", type=positive_seconds, default=PlotOptions.timeout, metavar="S",
                    help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {PlotOptions.timeout:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object (the files and the plotted values)")

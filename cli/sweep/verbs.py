@@ -32,12 +32,13 @@ def register(sub: Any) -> None:
                        epilog=SWEEP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sweep", type=INPUT, nargs="?", metavar="SWEEP.toml", help="sweep file (leave out with --csv to export a store)")
     p.add_argument("--store", metavar="FILE", type=OUTPUT_FILE, help="results store (default: the file's `store`, else "
-                   "warpcheck-out/sweeps/NAME.duckdb)")
+                   "warpcheck-out/sweeps/NAME.duckdb); an existing store is added to, never replaced")
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="local worker processes "
                    f"(default {SweepOptions.jobs})")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster of this scheduler "
                    "(tcp://HOST:PORT) instead of local processes")
-    p.add_argument("--csv", metavar="FILE", type=OUTPUT_FILE, help="write every run of the store as CSV (after the sweep, if one is given)")
+    p.add_argument("--csv", metavar="FILE", type=OUTPUT_FILE, help="write every run of the store as CSV (after the sweep, if one "
+                   "is given; an existing file there is replaced)")
     p.add_argument("--timeout", type=positive_seconds, default=SweepOptions.timeout, metavar="S",
                    help=f"seconds for the whole sweep (default {SweepOptions.timeout:g}); a run's own budget is its verb's "
                         "--timeout: set it in the file's [options]")

@@ -11,7 +11,12 @@ from warpcheck.sim.frontend.replay import Replay
 
 
 def write_vcd(replays: list[Replay], path: str | Path) -> None:
-    """One scope per design: issued, reference and fetching warp, and each warp's occupancy."""
+    """Write :func:`vcd_text` of the replays to ``path``."""
+    atomic_write_text(path, vcd_text(replays), "VCD file")
+
+
+def vcd_text(replays: list[Replay]) -> str:
+    """VCD waveforms, one scope per design: issued, reference and fetching warp, and each warp's occupancy."""
     f = io.StringIO()
     with VCDWriter(f, timescale="1 ns", date="today") as w:
         sigs = []
@@ -34,4 +39,4 @@ def write_vcd(replays: list[Replay], path: str | Path) -> None:
                     w.change(bad, t, int(c.issued != c.reference))
                     for k, v in enumerate(c.occupancy):
                         w.change(occ[k], t, v)
-    atomic_write_text(path, f.getvalue(), "VCD file")
+    return f.getvalue()

@@ -43,8 +43,12 @@ class Witness:
                 "initial_ibuffer": [[x.to_json() for x in b] for b in self.initial_ibuffer],
                 "streams": [[x.to_json() for x in st] for st in self.streams]}
 
+    def text(self) -> str:
+        """The witness file's text (JSON)."""
+        return json.dumps(self.to_json(), indent=1) + "\n"
+
     def save(self, path: str | Path) -> None:
-        atomic_write_text(path, json.dumps(self.to_json(), indent=1) + "\n", "witness")
+        atomic_write_text(path, self.text(), "witness")
 
 
 def from_trace(fe: FrontEnd, trace: Trace, prop: str, prologue: int = 0) -> Witness:
