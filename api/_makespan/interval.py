@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from warpcheck._guard import stop_cause
+from warpcheck._guard import stop_cause, stopped_by_memory
 from warpcheck._makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.closed import closed_bounds
 from warpcheck.models.makespan.kernel import MkKernel
@@ -135,19 +135,29 @@ def closed_first(kernel: MkKernel, warps: int, deadline: float, progress: Progre
     return out
 
 
-KEPT_GRACE = 1.0  # seconds past the alarm to build the schedule of the run kept: no other step runs after it
+FALLBACK_RUNS = 3  # policy runs when the alarm stopped the search before the interval had any (work, not seconds)
+KEPT_GRACE = 1.0  # seconds past the alarm for those runs and the schedule of the run kept: then nothing more runs
 
 
 def kept(kernel: MkKernel, warps: int, keep: list[Any], seconds: float) -> Outcome:
-    """What is established when the alarm stopped the search: the longest run ``widen`` had found (if its schedule
-    is built within KEPT_GRACE, to be replayed) and the least closed upper bound.  Nothing is simulated afresh: the
-    alarm has sounded, and no backstop would stop a run begun now (one run of a million warps takes minutes)."""
+    """What is established when the alarm stopped the search: the longest run ``widen`` had found (if it had none
+    yet, the longest of the first fixed policies' runs), with the least closed upper bound.
+
+    The alarm has sounded and no backstop would stop a step begun now (one run of a million warps takes minutes):
+    the runs and the schedule get KEPT_GRACE seconds between them, past which the bound alone is reported.
+    """
+    end = time.monotonic() + (0.0 if stopped_by_memory() is not None else KEPT_GRACE)  # memory: allocate no more
     upper, by, proof = min(closed_uppers(kernel, warps), key=lambda u: u[0])
-    if not keep:
-        return Outcome(None, False, None, seconds, f"{stop_cause()} before the first policy run ended; upper bound by "
-                       f"{by}", proof=proof, upper=(upper, by))
-    length, sim, run = keep[0]
-    schedule = schedule_of(sim, run, time.monotonic() + KEPT_GRACE)
+    if keep:
+        length, sim, run = keep[0]
+    else:
+        search = PolicySearch(kernel, warps)
+        best = search.more(FALLBACK_RUNS, end)
+        if best is None:
+            return Outcome(None, False, None, seconds, f"{stop_cause()} before a policy run ended; upper bound by "
+                           f"{by}", proof=proof, upper=(upper, by))
+        length, sim, run = best.makespan, search.sim, best.run
+    schedule = schedule_of(sim, run, end)
     if schedule is None:
         return Outcome(None, False, None, seconds, f"{stop_cause()}: a run of {length} cycles had been found, but its "
                        f"schedule was not built in time to be replayed; upper bound by {by}", proof=proof,
