@@ -304,3 +304,27 @@ def test_makespan_at_a_million_warps_keeps_its_timeout(tmp_path):
                        timeout=300)  # a hang guard only (it ran past 500 s before)
     assert p.returncode == 4, p.stderr[-2000:]
     assert "at most 4000001" in p.stdout and "Traceback" not in p.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_in_a_script_leaves_no_ilp_thread_or_worker(monkeypatch):
+    """HiGHS's MIP does not heed a cancel for a minute (LCLCLLLL, W = 16): the library solves it in a worker that
+    Ctrl-C kills, so no solver thread is left running in the caller and no worker outlives the call."""
+    import threading
+
+    import warpcheck
+    tasks = set(os.listdir("/proc/self/task"))
+    children = set(_children(os.getpid()))
+    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            warpcheck.makespan("LCLCLLLL", 16, sigma={"L": "1/2", "C": 1}, method="ilp", timeout=120)
+    finally:
+        timer.cancel()
+    for _ in range(50):  # the watchdog thread ends on its own once the guard closes its pipe
+        if set(os.listdir("/proc/self/task")) <= tasks:
+            break
+        time.sleep(0.1)
+    assert set(os.listdir("/proc/self/task")) <= tasks, "a thread outlived the call"
+    assert not [c for c in _children(os.getpid()) if c not in children and _alive(c)], "a worker outlived the call"
