@@ -79,7 +79,10 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
 def __getattr__(name: str) -> Any:
     if name not in _HOME:
         raise AttributeError(f"module 'warpcheck' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"warpcheck.{_HOME[name]}"), name)
+    from warpcheck._guard import interrupts_deferred
+
+    with interrupts_deferred():  # Ctrl-C is raised after the import, which it would leave half-done or be lost in
+        value = getattr(importlib.import_module(f"warpcheck.{_HOME[name]}"), name)
     globals()[name] = value
     return value
 

@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from types import FrameType
 from typing import Any, Callable, Iterator
 
-from warpcheck.models.errors import OutOfMemoryError, RunTimeoutError
+from warpcheck.models.errors import OutOfMemoryError, RunTimeoutError, WarpcheckError
 from warpcheck.models.files import atomic_write_text
 
 EXIT_BAD_INPUT, EXIT_ERROR, EXIT_TIMEOUT, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_TERMINATED = 2, 5, 4, 130, 141, 143
@@ -47,7 +47,7 @@ def budget_end(timeout: float) -> float:
 
 MAX_ALARM = 1e8  # seconds (three years); setitimer refuses values past what the platform's time_t holds
 STOPPED: dict[str, int] = {}  # "signal": the signal that ended the run, once one has
-GUARDING: list[bool] = []  # non-empty while guarded() has its handlers installed
+GUARDING: list[object] = []  # while guarded() has its handlers installed: a token of that guard
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -66,9 +66,11 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 
 
 def _deliver_again(signum: int) -> None:
-    """Send the signal once more in 20 ms, if the guard is still there to catch it."""
+    """Send the signal once more in 20 ms, if the same guard is still there to catch it (not a later call's)."""
+    mine = GUARDING[-1] if GUARDING else None
+
     def send() -> None:
-        if GUARDING:
+        if mine is not None and GUARDING and GUARDING[-1] is mine:
             os.kill(os.getpid(), signum)
     threading.Timer(0.02, send).start()
 
@@ -179,7 +181,7 @@ def guarded(timeout: float | None, started: float, memory: float | None = None) 
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM)
            if signal.getsignal(s) is not signal.SIG_IGN}  # SIGINT ignored (nohup, `cmd &`) stays ignored
     threading.Thread(target=_watch, args=(r,), daemon=True, name="warpcheck-watchdog").start()
-    GUARDING.append(True)
+    GUARDING.append(object())
     solver = sys.modules.get("warpcheck.encodings.z3_algebra")
     if solver is not None:
         solver.leave_ctrl_c_to_python()
@@ -191,6 +193,8 @@ def guarded(timeout: float | None, started: float, memory: float | None = None) 
                          name="warpcheck-memory").start()
     try:
         yield
+        if STOPPED.get("signal") in (signal.SIGINT, signal.SIGTERM):  # swallowed on the way (in C, a callback):
+            raise KeyboardInterrupt  # a run stopped by Ctrl-C never returns its result
     finally:
         done.set()
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -326,9 +330,45 @@ def bounded(timeout: float | None, memory_gib: float | None = None) -> Iterator[
     try:
         with guarded(timeout, time.monotonic(), None if memory_gib is None else memory_gib * 2**30):
             yield
-    except RunTimeout:
-        held = stopped_by_memory()
-        if held is not None:
-            raise OutOfMemoryError(f"the run and its workers held {held / 2**30:.2f} GiB, above memory={memory_gib:g} "
-                                   "GiB (raise memory=, or give a smaller input)") from None
-        raise RunTimeoutError(f"the run did not finish within timeout={timeout:g} s (set-up included)") from None
+    except (RunTimeout, KeyboardInterrupt) as e:
+        _raise_stop(e, timeout, memory_gib)
+    except Exception as e:  # the signal may surface as another exception (ctypes, a C callback): still a stop
+        if stopped_by() is None or (stopped_by() == signal.SIGALRM and isinstance(e, WarpcheckError)):
+            raise
+        _raise_stop(e, timeout, memory_gib)
+
+
+def _raise_stop(e: BaseException, timeout: float | None, memory_gib: float | None) -> None:
+    """Raise what stopped a bounded call: KeyboardInterrupt (Ctrl-C, SIGTERM), or the budget's error."""
+    if isinstance(e, KeyboardInterrupt) and stopped_by() != signal.SIGALRM:
+        raise e
+    if stopped_by() != signal.SIGALRM:
+        raise KeyboardInterrupt from e
+    held = stopped_by_memory()
+    if held is not None:
+        raise OutOfMemoryError(f"the run and its workers held {held / 2**30:.2f} GiB, above memory={memory_gib:g} "
+                               "GiB (raise memory=, or give a smaller input)") from None
+    raise RunTimeoutError(f"the run did not finish within timeout={timeout:g} s (set-up included)") from None
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Run the body (an import) with Ctrl-C and SIGTERM noted, then raise ``KeyboardInterrupt`` after it, if one came.
+
+    An interrupted import of a C extension (numpy) leaves the process unable to import it again ("cannot load
+    module more than once"), and one inside pydantic's schema building is swallowed: the import ends first (it
+    takes a fraction of a second), then the stop is raised.  Inside a guarded run the guard's handlers stay.
+    """
+    if GUARDING or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    old = {s: signal.signal(s, lambda signum, _: came.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)
+           if signal.getsignal(s) is not signal.SIG_IGN}
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    if came:
+        raise KeyboardInterrupt

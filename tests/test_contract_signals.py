@@ -198,3 +198,133 @@ def test_a_stop_inside_submit_does_not_deadlock_the_pool_shutdown():
     finally:
         pool._shutdown_lock.release()
         pool.shutdown(wait=True)
+
+
+SCRIPT_CALLS = {  # each runs for far longer than the moment the signal comes
+    "makespan": 'warpcheck.makespan("LLLCLCL", 128, sigma={"L": 1, "C": "1/2"})',
+    "reorder_prove": "warpcheck.reorder_prove(streams=6)",
+    "qaws_switches": "warpcheck.qaws_switches(warps=(4, 4), depth=40)",
+}
+
+
+@pytest.mark.parametrize("name", ["makespan", *[pytest.param(n, marks=pytest.mark.slow)
+                                                for n in ("reorder_prove", "qaws_switches")]])
+def test_ctrl_c_in_a_script_raises_keyboard_interrupt_and_returns_nothing(name, tmp_path):
+    """A function of the library stopped by Ctrl-C raises KeyboardInterrupt: no result after it, no other error."""
+    code = ("import warpcheck, threading\nprint('ready', flush=True)\n"
+            f"r = {SCRIPT_CALLS[name]}\nprint('RESULT', r, flush=True)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+    time.sleep(2.0)
+    assert p.poll() is None, f"{name} ended before the signal: {p.communicate()}"
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=120)  # a hang guard only
+    finally:
+        p.kill()
+    assert "RESULT" not in out, out
+    assert err.strip().splitlines()[-1] == "KeyboardInterrupt", err[-2000:]
+    assert p.returncode == -signal.SIGINT, p.returncode  # Python ends as killed by SIGINT after a KeyboardInterrupt
+
+
+def _swallow(exc: type[BaseException]):
+    """Send SIGINT to this process and let the exception it raises be swallowed, as C code or a callback does."""
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
+    except exc:
+        pass
+
+
+def test_a_stop_swallowed_inside_a_guarded_call_is_raised_when_it_ends():
+    """pydantic's Rust swallowed a KeyboardInterrupt and makespan returned its result: the guard raises it at the end."""
+    from warpcheck import _guard as guard
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with guard.bounded(None):
+            _swallow(KeyboardInterrupt)
+            reached.append(True)
+    assert reached == [True]
+
+
+def test_a_stop_that_surfaces_as_another_exception_is_a_keyboard_interrupt():
+    """qaws_switches raised ctypes.ArgumentError: the signal inside a ctypes call came back as another exception."""
+    from warpcheck import _guard as guard
+    with pytest.raises(KeyboardInterrupt):
+        with guard.bounded(None):
+            try:
+                _swallow(KeyboardInterrupt)
+            finally:
+                raise TypeError("argument 1: KeyboardInterrupt")  # as ctypes.ArgumentError says it
+
+
+def test_an_import_is_finished_before_ctrl_c_is_raised():
+    """An import stopped halfway leaves numpy unloadable in the process: the stop waits for the import's end."""
+    from warpcheck import _guard as guard
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with guard.interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+            done.append(True)
+    assert done == [True]
+
+
+def test_no_policy_run_outlives_its_deadline_and_none_runs_unbounded_after_the_alarm(monkeypatch):
+    """makespan at W = 10^6 ran full simulations after its alarm (500 s, 2.6 GB with --timeout 10): by work here."""
+    from warpcheck._makespan import interval
+    from warpcheck._makespan.interval import kept, widen
+    from warpcheck._makespan.methods import Outcome
+    from warpcheck._makespan.search import _kernel
+    from warpcheck.verify.makespan.worst_runs import PolicySearch, schedule_of
+    k = _kernel("LLCLL", {"L": "1", "C": "1"})
+    past = time.monotonic() - 1
+    search = PolicySearch(k, 10**6)
+    assert search.sim.run(search.pool[0], past) is None  # stopped at its first look at the clock
+    assert search.more(5, past) is None and search.runs == 0
+    out = widen(k, 10**6, Outcome(None, False, None, 0.0, "no run yet"), past, None, runs=5)
+    assert out.makespan is None and out.upper == (4 * 10**6 + 1, "pairs")  # what is established: the bound
+    small = PolicySearch(k, 8)
+    best = small.more(1)
+    assert best is not None and schedule_of(small.sim, best.run, past) is None
+    late = kept(k, 8, [], 0.0)  # the alarm came before any run: a few runs within a grace, on a small instance
+    assert late.makespan == 4 * 8 + 1 and late.schedule is not None
+    monkeypatch.setattr(interval, "KEPT_GRACE", 0.0)  # the grace over before the first run ends, as at a million warps
+    stopped = kept(k, 10**6, [], 0.0)
+    assert stopped.makespan is None and stopped.schedule is None and stopped.upper == (4 * 10**6 + 1, "pairs")
+    assert "before a policy run ended" in stopped.note
+
+
+@pytest.mark.slow
+def test_makespan_at_a_million_warps_keeps_its_timeout(tmp_path):
+    """The verb ends at its budget with the interval it has (exit 4), not minutes later at gigabytes."""
+    p = subprocess.run([sys.executable, "-m", "warpcheck.cli", "makespan", "LLCLL", "-W", "1000000", "--sigma", "L=1",
+                        "--sigma", "C=1", "--timeout", "10"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)  # a hang guard only (it ran past 500 s before)
+    assert p.returncode == 4, p.stderr[-2000:]
+    assert "at most 4000001" in p.stdout and "Traceback" not in p.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_in_a_script_leaves_no_ilp_thread_or_worker(monkeypatch):
+    """HiGHS's MIP does not heed a cancel for a minute (LCLCLLLL, W = 16): the library solves it in a worker that
+    Ctrl-C kills, so no solver thread is left running in the caller and no worker outlives the call."""
+    import threading
+
+    import warpcheck
+    tasks = set(os.listdir("/proc/self/task"))
+    children = set(_children(os.getpid()))
+    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            warpcheck.makespan("LCLCLLLL", 16, sigma={"L": "1/2", "C": 1}, method="ilp", timeout=120)
+    finally:
+        timer.cancel()
+    for _ in range(50):  # the watchdog thread ends on its own once the guard closes its pipe
+        if set(os.listdir("/proc/self/task")) <= tasks:
+            break
+        time.sleep(0.1)
+    assert set(os.listdir("/proc/self/task")) <= tasks, "a thread outlived the call"
+    assert not [c for c in _children(os.getpid()) if c not in children and _alive(c)], "a worker outlived the call"

@@ -64,7 +64,7 @@ def auto_exact(kernel: MkKernel, warps: int, deadline: float, progress: Progress
     """
     if sum(i.latency for i in kernel.instrs) > LONG_PHASES:  # phases of a warp
         return "interval", interval_only(kernel, warps, deadline, progress, keep)
-    quick = closed_first(kernel, warps, deadline, progress)
+    quick = closed_first(kernel, warps, deadline, progress, keep)
     if quick.exact:
         quick.tried = [quick.summary("interval")]
         return "interval", quick
@@ -127,8 +127,14 @@ def run_meets_bound(tried: list[tuple[str, Outcome]]) -> tuple[str, Outcome] | N
                             proof=bound.proof, upper=(upper, bounder))
 
 
+CHEAP_WORK = 2_000_000  # warp-phases (W times phases) above which the cheap runs are not cheap: the interval's
+# policy runs, bounded by the deadline, give the lower bound there (first_runs looks at no clock)
+
+
 def cheap_run(kernel: MkKernel, warps: int) -> Outcome:
     """The longest of three cheap runs: a lower bound even when every worker was stopped before it returned."""
+    if warps * sum(i.latency for i in kernel.instrs) > CHEAP_WORK:
+        return Outcome(None, False, None, 0.0, "no priority run (too large to run without a deadline)")
     sm = CountSM(kernel, warps)
     run = first_runs(sm)
     return Outcome(len(run), False, from_counts(sm, run), 0.0, "a priority run")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from warpcheck._guard import stop_cause
+from warpcheck._guard import stop_cause, stopped_by_memory
 from warpcheck._makespan.methods import Outcome, Progress
 from warpcheck.models.makespan.closed import closed_bounds
 from warpcheck.models.makespan.kernel import MkKernel
@@ -84,7 +84,10 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
     while (runs is None or search.runs < runs) and time.monotonic() < deadline and best_len < upper:
         step = SLICE_RUNS if runs is None else min(SLICE_RUNS, runs - search.runs)
         before = search.runs
-        mine = search.more(step, deadline - POST_RUNS * search.last, target=upper)
+        got = search.more(step, deadline - POST_RUNS * search.last, target=upper)
+        if got is None:
+            break  # the first run did not end by the deadline (a million warps): the interval has no run
+        mine = got
         if mine.makespan > best_len:
             best_len, how = mine.makespan, "a policy run (local search)"
             if keep is not None:
@@ -97,7 +100,7 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
         best_sched = schedule_of(search.sim, mine.run)
     exact = best_len == upper
     note = (f"{how}; upper bound by {upper_by}" + ("" if not exact else ": they meet, exact"))
-    return Outcome(best_len, exact, best_sched, found.seconds, note, proof=proof, upper=(upper, upper_by),
+    return Outcome(best_len or None, exact, best_sched, found.seconds, note, proof=proof, upper=(upper, upper_by),
                    tried=found.tried)
 
 
@@ -114,7 +117,8 @@ CLOSED_RUNS = (5, 25)  # policy runs auto tries against the closed forms before 
 CLOSED_WORK = 200_000  # ... and within this many warp-phases simulated (W times phases per run): work, not seconds
 
 
-def closed_first(kernel: MkKernel, warps: int, deadline: float, progress: Progress) -> Outcome:
+def closed_first(kernel: MkKernel, warps: int, deadline: float, progress: Progress,
+                 keep: list[Any] | None = None) -> Outcome:
     """A few policy runs against the closed forms (no LP): exact at once when a run meets one of them.
 
     5 to 25 runs, fewer on large instances (CLOSED_WORK), so that a kernel the closed forms do not close loses
@@ -126,23 +130,37 @@ def closed_first(kernel: MkKernel, warps: int, deadline: float, progress: Progre
     start = time.monotonic()
     phases = sum(ins.latency for ins in kernel.instrs)
     runs = max(CLOSED_RUNS[0], min(CLOSED_RUNS[1], CLOSED_WORK // (warps * phases)))
-    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress, runs, lp=False)
+    out = widen(kernel, warps, Outcome(None, False, None, 0.0, "no run yet"), deadline, progress, runs, keep, lp=False)
     out.seconds = time.monotonic() - start
     return out
 
 
 FALLBACK_RUNS = 3  # policy runs when the alarm stopped the search before the interval had any (work, not seconds)
+KEPT_GRACE = 1.0  # seconds past the alarm for those runs and the schedule of the run kept: then nothing more runs
 
 
 def kept(kernel: MkKernel, warps: int, keep: list[Any], seconds: float) -> Outcome:
-    """The longest run ``widen`` had found when the alarm stopped the search (or, if it had none yet, the longest of
-    the first fixed policies' runs), with the least closed upper bound."""
+    """What is established when the alarm stopped the search: the longest run ``widen`` had found (if it had none
+    yet, the longest of the first fixed policies' runs), with the least closed upper bound.
+
+    The alarm has sounded and no backstop would stop a step begun now (one run of a million warps takes minutes):
+    the runs and the schedule get KEPT_GRACE seconds between them, past which the bound alone is reported.
+    """
+    end = time.monotonic() + (0.0 if stopped_by_memory() is not None else KEPT_GRACE)  # memory: allocate no more
+    upper, by, proof = min(closed_uppers(kernel, warps), key=lambda u: u[0])
     if keep:
         length, sim, run = keep[0]
     else:
         search = PolicySearch(kernel, warps)
-        best = search.more(FALLBACK_RUNS)
+        best = search.more(FALLBACK_RUNS, end)
+        if best is None:
+            return Outcome(None, False, None, seconds, f"{stop_cause()} before a policy run ended; upper bound by "
+                           f"{by}", proof=proof, upper=(upper, by))
         length, sim, run = best.makespan, search.sim, best.run
-    upper, by, proof = min(closed_uppers(kernel, warps), key=lambda u: u[0])
-    return Outcome(length, length == upper, schedule_of(sim, run), seconds, f"{stop_cause()}: the longest policy "
+    schedule = schedule_of(sim, run, end)
+    if schedule is None:
+        return Outcome(None, False, None, seconds, f"{stop_cause()}: a run of {length} cycles had been found, but its "
+                       f"schedule was not built in time to be replayed; upper bound by {by}", proof=proof,
+                       upper=(upper, by))
+    return Outcome(length, length == upper, schedule, seconds, f"{stop_cause()}: the longest policy "
                    f"run found by then; upper bound by {by}", proof=proof, upper=(upper, by))

@@ -109,6 +109,9 @@ class MakespanResult:
                  f"sigma {', '.join(f'{u}={v}' for u, v in self.sigma.items())}"]
         label = "exact worst-case makespan" if self.exact else "makespan (not proved exact)"
         lines.append(f"{label}: {self.makespan}   [{self.method}, {t[self.method]:.3f} s; {self.note}]")
+        if not self.exact and self.upper is not None and not self.makespan:
+            lines.append(f"the worst case is at most {self.upper}: the bound proved by {self.upper_by} (no run was "
+                         "replayed in time: no lower bound but the trivial)")
         if not self.exact and self.upper is not None and self.makespan:
             below = "the run above" if self.schedule is not None else "the lower bound above"
             lines.append(f"the worst case lies in {self.makespan} .. {self.upper}: {below}, and the bound proved by "
