@@ -16,6 +16,7 @@ import pytest
 from warpcheck.cli.main import main
 from warpcheck._sweep import execute
 from warpcheck._sweep.grid import load_sweep
+from warpcheck._sweep import store as store_module
 from warpcheck._sweep.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -157,6 +158,105 @@ def test_makespan_figure_is_drawn_from_the_store(tmp_path, capsys):
     assert "<svg" in (out / "makespan-vs-w.svg").read_text()
     assert [(v["warps"], v["makespan"], v["exact"]) for v in drawn["values"]] == [(1, 5, True), (2, 9, True),
                                                                                   (3, 13, True)]
+
+
+OK_RUN = {"code": 0, "result": {"kernel": "LLCLL", "sigma": {"L": 1, "C": 1}, "warps": 2, "pessimistic": 10,
+                                 "approximation": {"value": 9, "x": 2}, "makespan": 9, "exact": True}}
+
+
+def a_store(path: Path, runs: int = 40) -> str:
+    with Store(str(path)) as s:
+        for k in range(runs):
+            s.put("t", "makespan", f"k{k}", {"warps": k}, [], OK_RUN, False)
+    return str(path)
+
+
+def duckdb_file(path: Path, *sql: str) -> str:
+    import duckdb
+    db = duckdb.connect(str(path))
+    for statement in sql:
+        db.execute(statement)
+    db.close()
+    return str(path)
+
+
+def cut_short(path: Path, at: str) -> str:
+    size = Path(a_store(path)).stat().st_size
+    os.truncate(path, {"first page": 4096, "half": size // 2}[at])
+    return str(path)
+
+
+FOREIGN = {  # a store that is not one warpcheck wrote, and the words that refuse it
+    "cut at its first page": (lambda p: cut_short(p, "first page"), "damaged (cut short?)"),
+    "cut in half": (lambda p: cut_short(p, "half"), "is damaged (cut short?)"),
+    "not a DuckDB file": (lambda p: (p.write_text("key,result\n1,2\n"), str(p))[1], "is not a warpcheck results store"),
+    "other columns": (lambda p: duckdb_file(p, "CREATE TABLE runs (a INTEGER, b VARCHAR)"),
+                      "is not a warpcheck results store: its runs table has no column 'key'"),
+    "a column of another type": (lambda p: duckdb_file(p, store_module.SCHEMA.replace("result JSON", "result INTEGER")),
+                                 "its runs column 'result' is INTEGER, not JSON"),
+    "a view": (lambda p: duckdb_file(p, "CREATE TABLE t (key VARCHAR)", "CREATE VIEW runs AS SELECT * FROM t"),
+               "its runs is a view, not a table"),
+    "no key": (lambda p: duckdb_file(p, store_module.SCHEMA.replace(" PRIMARY KEY", "")),
+               "its runs table is not keyed by the column 'key'"),
+    "other tables only": (lambda p: duckdb_file(p, "CREATE TABLE accounts (x INTEGER)"),
+                          "holds the table(s) accounts and no runs table"),
+    "newer": (lambda p: duckdb_file(Path(a_store(p)), "UPDATE meta SET value = '7'"),
+              "was written by a newer warpcheck (store version 7; this one reads versions up to 1)"),
+}
+
+
+@pytest.mark.parametrize("verb", ["sweep", "plot", "csv"])
+@pytest.mark.parametrize("kind", list(FOREIGN))
+def test_a_damaged_foreign_or_newer_store_is_refused_in_one_line_before_anything_runs(kind, verb, tmp_path, capsys,
+                                                                                      monkeypatch):
+    make, says = FOREIGN[kind]
+    store = make(tmp_path / "s.duckdb")
+    before = Path(store).read_bytes()
+    monkeypatch.setattr(execute, "run_local", lambda *a: pytest.fail("a run started"))
+    argv = {"sweep": ["sweep", write(tmp_path, TINY), "--store", store],
+            "plot": ["plot", store, "--figure", "makespan-vs-w", "--out", str(tmp_path / "figs")],
+            "csv": ["sweep", "--store", store, "--csv", str(tmp_path / "s.csv")]}[verb]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1, err
+    assert Path(store).read_bytes() == before and not (tmp_path / "figs").exists() and not (tmp_path / "s.csv").exists()
+
+
+def test_a_store_written_before_stores_had_a_version_is_read_and_gains_one(tmp_path, capsys):
+    old = str(tmp_path / "old.duckdb")
+    duckdb_file(Path(old), store_module.SCHEMA)  # the layout of version 0: runs alone, no meta table
+    with Store(old, read_only=True) as s:
+        assert s.count() == (0, 0)
+    assert main(["sweep", write(tmp_path, TINY), "--store", old, "--jobs", "1", "--quiet"]) == 0
+    with Store(old, read_only=True) as s:
+        assert s.count() == (3, 0) and s.query("SELECT value FROM meta WHERE key = 'store_version'") == [("1",)]
+
+
+@pytest.mark.parametrize("figure, verb, result, says", [
+    ("makespan-vs-w", "makespan", {**OK_RUN["result"], "pessimistic": "ten"}, "Could not convert string 'ten'"),
+    ("makespan-vs-w", "makespan", {**OK_RUN["result"], "makespan": 0}, "whose makespan is 0, not a number > 0"),
+    ("makespan-vs-w", "makespan", {**OK_RUN["result"], "sigma": "L"}, 'whose sigma "L" or exact True is not'),
+    ("proof-time", "prove", {"config": {"design": "swas"}, "status": "PASS", "seconds": 1},
+     "whose warps is None, not a number > 0"),
+    ("table2", "simulate", {"config": {"t_fetch": 3}, "runs": [
+        {"workload": "w", "warps": 8, "cycles": 9, "finished": True, "design": "swas", "policies": "gtlrr",
+         "ipc": float("inf"), "errors": 0, "error_rate": 0.0}]}, "whose ipc is inf, not a number > 0"),
+    ("qaws-reduction", "simulate", {"kernels": [{"workload": "a", "budget": 1}, {"workload": "b", "budget": 2}],
+                                    "runs": [{"policy": p, "kernels": [{}, {"response": "x"}]}
+                                             for p in ("lrr", "gto", "qaws")]}, "has K2 responses 'x', 'x', 'x'"),
+    ("qaws-reduction", "simulate", {"kernels": [{"workload": "a", "budget": 1}, {"workload": "b", "budget": 2}],
+                                    "runs": [{"policy": p, "kernels": [{}, {}]} for p in ("lrr", "gto", "qaws")]},
+     "lacks what warpcheck writes there (KeyError: 'response')"),
+])
+def test_a_result_that_is_not_a_number_where_a_figure_needs_one_is_refused_by_name(figure, verb, result, says,
+                                                                                    tmp_path, capsys):
+    store = str(tmp_path / "s.duckdb")
+    with Store(store) as s:
+        s.put("t", verb, "k", {}, [], {"code": 0, "result": result}, False)
+    assert main(["plot", store, "--figure", figure, "--out", str(tmp_path / "figs")]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1 and store in err, err
+    assert not (tmp_path / "figs").exists()
 
 
 def test_table2_divides_swas_ipc_by_the_baselines(tmp_path, capsys):
