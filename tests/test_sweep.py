@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck._sweep import execute
+from warpcheck._sweep import execute, grid
+from warpcheck._verbs import VERBS
+from warpcheck.models.errors import InputFileError
 from warpcheck._sweep.grid import load_sweep
 from warpcheck._sweep import store as store_module
 from warpcheck._sweep.store import Store
@@ -69,6 +71,22 @@ def test_every_example_sweep_file_is_valid(monkeypatch):
     (TINY.replace('verb = "makespan"', 'verb = "sweep"'), "verb 'sweep' is not a verb a sweep runs"),
     (TINY.replace("warps = [1, 2, 3]", "warps = [1, 2.5e0]"), "is refused: makespan: warps=2.5: not an integer"),
     ("verb = 3\n", "verb = 3 is not allowed; it must be a string"),
+    (TINY.replace('"{kernel}"', '"{kernel}{"'), "arguments[0] = '{kernel}{': Single '{' encountered in format string"),
+    (TINY.replace('"{kernel}"', '"{kernel!z}"'), "{kernel!z} is not an axis or option name in braces; write {name}"),
+    (TINY.replace('"{kernel}"', '"{kernel:>9}"'), "{kernel:>9} is not an axis or option name in braces"),
+    (TINY.replace('"{kernel}"', '"{}"'), "arguments[0] = '{}': {} is not an axis or option name in braces"),
+    (TINY.replace('"{kernel}"', '"{kernel[0]}"'), "{kernel[0]} is not an axis or option name in braces"),
+    (TINY.replace("[options]", "[options]\ntimeout = nan"), "warps = 1} is refused: makespan: timeout=nan: not allowed; "
+                                                            "give a finite number"),
+    (TINY.replace("[options]", "[options]\nmemory = -inf"), "is refused: makespan: memory=-inf: not allowed; give a "
+                                                           "finite number"),
+    (TINY.replace("warps = [1, 2, 3]", "warps = [1, -2]"), "warps = -2} is refused: makespan: warps=-2: not allowed; "
+                                                           "it must be >= 1"),
+    (TINY.replace("[axes]", "[axes]\ntimeout = [10, -0.5]"), "timeout = -0.5, kernel = 'LLCLL', warps = 1} is refused: makespan: "
+                                                            "timeout=-0.5: not allowed; it must be > 0 seconds"),
+    ('verb = "makespan"\narguments = ["LLCLL"]\noptions = { sigma = ["L=1", "C=1"] }\n' + "".join(
+        f"[[grid]]\naxes = {{ warps = {list(range(1, 1001))}, method = ['enumerate', 'approx'] }}\n" for _ in range(51)),
+     "the 51 grids make 102000 runs in all, above the ceiling of 100000; split the sweep"),
 ])
 def test_a_bad_sweep_file_is_one_line_exit_2_and_nothing_is_written(text, says, tmp_path, capsys):
     store = tmp_path / "runs.duckdb"
@@ -76,6 +94,46 @@ def test_a_bad_sweep_file_is_one_line_exit_2_and_nothing_is_written(text, says, 
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1, err
     assert not store.exists()
+
+
+def test_the_grids_together_are_capped_before_any_is_expanded(tmp_path, monkeypatch):
+    monkeypatch.setattr(grid, "MAX_SWEEP_RUNS", 5)
+    monkeypatch.setattr(grid, "_expand", lambda *a: pytest.fail("a grid was expanded"))
+    text = TINY + "[[grid]]\naxes = { timeout = [10] }\n[[grid]]\naxes = { timeout = [20] }\n"  # 3 runs each
+    with pytest.raises(InputFileError, match=r"s.toml: the 2 grids make 6 runs in all, above the ceiling of 5"):
+        load_sweep(write(tmp_path, text))
+
+
+SWEPT_ARGUMENTS = {"replay": ["examples/witnesses/baseline-lrr-gtlrr-W4-oracle.json"], "simulate": ["psort"],
+                   "run": ["examples/jobs/swas-vs-baseline.toml"], "makespan": ["LLCLL"],
+                   **dict.fromkeys(["cfg", "wcet", "simt"], ["examples/sass/loop.sass"]),
+                   **dict.fromkeys(["analyze", "reorder prove", "reorder simulate"],
+                                   ["examples/reorder/paper_example.ptx"])}
+SWEPT_OPTIONS = {"simulate --kernels": {"kernels": ["psort", "saxpy"]}, "reorder replay": {"witness": "w.json"},
+                 "export": {"format": "smt2"}, **dict.fromkeys(["analyze", "reorder prove", "reorder simulate"],
+                                                               {"grid": "1", "block": "32"})}
+
+
+def _numeric(f) -> bool:
+    return not isinstance(f.default, bool) and isinstance(f.default, (int, float)) or \
+        (f.default is None and str(f.type) in ("int | None", "float | None"))
+
+
+@pytest.mark.parametrize("name", [n for n in VERBS])
+def test_every_number_a_sweep_gives_a_verb_refuses_nan_inf_and_negatives_before_any_run(name, monkeypatch):
+    """Each run's options record is built and checked before any run: a row's NaN, inf or -1 in any numeric
+    option of any verb is refused naming the run and the option."""
+    from dataclasses import fields
+    monkeypatch.chdir(ROOT)
+    numeric = [f.name for f in fields(VERBS[name].options_type()) if _numeric(f)]
+    assert numeric
+    for option in numeric:
+        for bad in (float("nan"), float("inf"), -1):
+            params = {**SWEPT_OPTIONS.get(name, {}), option: bad}
+            run = grid.Run(name, params, (), tuple(SWEPT_ARGUMENTS.get(name, [])), tuple(params.items()))
+            with pytest.raises(InputFileError) as e:
+                grid.check_runs((run,), "s.toml")
+            assert f"{option} = {bad!r}" in str(e.value) and f": {option}={bad!r}: " in str(e.value), str(e.value)
 
 
 def test_a_sweep_runs_once_resumes_with_nothing_to_do_and_exports_csv(tmp_path, capsys):
@@ -132,6 +190,8 @@ def test_the_store_keeps_a_result_once_and_replaces_only_a_failure(tmp_path):
     (["sweep"], "no sweep file given"),
     (["sweep", "SWEEP", "--jobs", "0"], "--jobs 0: not allowed; it must be >= 1"),
     (["sweep", "SWEEP", "--csv", "SWEEP"], "--csv SWEEP is also the input SWEEP; give another path"),
+    (["sweep", "SWEEP", "--memory", "1e300"], "argument --memory: 1e+300: above the ceiling of 1048576 GiB"),
+    (["plot", "STORE", "--figure", "table2", "--memory", "inf"], "argument --memory: inf: not allowed; give a finite"),
 ])
 def test_plot_and_export_refuse_bad_input_in_one_line(argv, says, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
