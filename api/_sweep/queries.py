@@ -101,8 +101,7 @@ def makespan(store: Any) -> list[dict[str, Any]]:
                      "makespan": "positive", "x": "optional", "upper": "optional", "seconds": "optional"})
     for r in rows:
         sigma = json.loads(r["sigma"])
-        if not isinstance(sigma, dict) or not all(_number(v) for v in sigma.values()) or \
-                not isinstance(r["exact"], bool):
+        if not isinstance(sigma, dict) or not isinstance(r["exact"], bool):  # sigmas as written: "1", "1/2"
             raise InputFileError(f"store {store.path!r} holds a makespan run (kernel {r['kernel']}, W {r['warps']}) "
                                  f"whose sigma {r['sigma']} or exact {r['exact']!r} is not what warpcheck writes")
     return rows
