@@ -73,7 +73,8 @@ class Store:
         elif tables["runs"] != "BASE TABLE":
             raise self._foreign(f"its runs is a {tables['runs'].lower()}, not a table")
         else:
-            self._check_runs(self._version(tables))
+            self._version(tables)
+            self._check_runs()
         if not read_only:  # a new store, or one written before stores had a version, says its version
             self._sql(META)
             self._sql(VERSION)
@@ -93,7 +94,7 @@ class Store:
                                  "upgrade this one")
         return int(text)
 
-    def _check_runs(self, version: int) -> None:
+    def _check_runs(self) -> None:
         found = dict(self._sql(COLUMN_TYPES))
         for name, kind in TYPES.items():
             if name not in found:
@@ -111,15 +112,16 @@ class Store:
         return InputFileError(f"store {self.path!r} is not a warpcheck results store: {what} (store version "
                               f"{STORE_VERSION} has a table runs with the columns {', '.join(COLUMNS)})")
 
-    def _sql(self, sql: str, args: list[Any] | None = None) -> list[tuple[Any, ...]]:
-        """Rows of ``sql``; a store that cannot be read, or a value that is not what a run wrote, is refused."""
+    def _sql(self, sql: str, args: list[Any] | None = None, writing: bool = False) -> list[tuple[Any, ...]]:
+        """Rows of ``sql``; a store that cannot be read or written, or a value no run wrote, is refused."""
         duckdb = _duckdb()
         try:
             return self.db.execute(sql, args or []).fetchall()
         except duckdb.InterruptException:
             raise
         except duckdb.IOException as e:
-            raise InputFileError(f"store {self.path!r} is damaged (cut short?): {_first(e)}") from None
+            what = "cannot be written" if writing else "is damaged (cut short?)"
+            raise InputFileError(f"store {self.path!r} {what}: {_first(e)}") from None
         except (duckdb.ConversionException, duckdb.InvalidInputException) as e:
             raise InputFileError(f"store {self.path!r} holds a value that no warpcheck run writes there: "
                                  f"{_first(e)}") from None
@@ -135,7 +137,7 @@ class Store:
         status = str(result.get("status", "done")) if isinstance(result, dict) else "no result"
         self._sql(PUT, [key, sweep, verb, json.dumps(params), json.dumps(argv), outcome["code"], failed, status,
                         outcome.get("error", ""), json.dumps(result), outcome.get("seconds"),
-                        outcome.get("worker", ""), datetime.datetime.now(datetime.timezone.utc)])
+                        outcome.get("worker", ""), datetime.datetime.now(datetime.timezone.utc)], writing=True)
 
     def query(self, sql: str, args: list[Any] | None = None) -> list[tuple[Any, ...]]:
         """Rows of a SQL query over the ``runs`` table."""
