@@ -33,14 +33,22 @@ def positive_seconds(text: str) -> float:
 
 
 def positive_gib(text: str) -> float:
-    """An argparse type: a memory budget in GiB, > 0."""
+    """An argparse type: a memory budget in GiB, > 0 and within the records' ceiling (``warpcheck._values.gib``).
+
+    Checked here, not only by the record: ``main`` sets the budget before the verb builds its record.
+    """
+    from warpcheck._values import gib
+    from warpcheck.models.errors import OptionError
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of GiB") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{value:g} is not allowed; a memory budget must be > 0 GiB")
-    return value
+    try:
+        return float(gib("memory", value) or value)
+    except OptionError as e:
+        raise argparse.ArgumentTypeError(f"{value:g}: {e.problem}") from None
 
 
 def at_most(high: int, low: int = 1, why: str = "") -> Callable[[str], int]:

@@ -94,17 +94,36 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
 
 def test_unparsable_and_unknown_label_files(capsys, tmp_path):
     bad = tmp_path / "bad.sass"
-    bad.write_text("S2R R0, SR_TID.X ;\n@P0 BRA NOWHERE ;\nEXIT ;\n")
+    bad.write_text(".kernel bad\nS2R R0, SR_TID.X ;\n@P0 BRA NOWHERE ;\nEXIT ;\n")
     code, _, err = run(capsys, "cfg", bad)
-    assert code == 2 and f"{bad}:2:" in err and "unknown label 'NOWHERE'" in err
+    assert code == 2 and f"{bad}:3:" in err and "unknown label 'NOWHERE'" in err
     bad.write_text("S2R R0, SR_TID.X ;\n  mov r0 ;\n")
     code, _, err = run(capsys, "wcet", bad)
     assert code == 2 and f"{bad}:2:3: cannot parse 'mov'" in err
 
 
+EMPTY_ENTRY = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u32 n)\n{\n .reg .b32 %r<3>;\n$L:\n}\n"
+
+
+@pytest.mark.parametrize("name, text, says", [
+    ("e.ptx", EMPTY_ENTRY, "e.ptx:4:1: kernel 'k' has no instruction in its body; an .entry runs at least 'ret;'"),
+    ("nok.sass", "S2R R0, SR_TID.X ;\nEXIT ;\n", "nok.sass: no .kernel directive in this SASS listing; name its kernel"),
+    ("two.sass", ".kernel a\nEXIT ;\n.kernel b\nEXIT ;\n", "two.sass:3:1: a second .kernel (the first is on line 1)"),
+    ("late.sass", "EXIT ;\n.kernel b\n", "late.sass:2:1: .kernel after the first instruction"),
+])
+@pytest.mark.parametrize("verb", ["cfg", "wcet", "simt"])
+def test_a_kernel_with_no_code_or_no_name_is_refused_by_name(verb, name, text, says, capsys, tmp_path):
+    """The kit makes up neither an empty kernel's instruction nor a listing's kernel name."""
+    path = tmp_path / name
+    path.write_text(text)
+    code, out, err = run(capsys, verb, path, "--json")
+    assert code == 2 and says in err and err.count("\n") == 1, err
+    assert json.loads(out.splitlines()[-1])["status"] == "BAD_INPUT"
+
+
 def test_irreducible_kernel_is_reported(capsys, tmp_path):
     irr = tmp_path / "irr.sass"
-    irr.write_text("S2R R0, SR_TID.X ;\nISETP.LT P0, R0, 4 ;\n@P0 BRA B ;\nA: IADD R1, R1, 1 ;\nBRA B ;\n"
+    irr.write_text(".kernel irr\nS2R R0, SR_TID.X ;\nISETP.LT P0, R0, 4 ;\n@P0 BRA B ;\nA: IADD R1, R1, 1 ;\nBRA B ;\n"
                    "B: IADD R2, R2, 1 ;\n@P0 BRA A ;\nEXIT ;\n")
     code, _, err = run(capsys, "wcet", irr, "--max-loop-bound", 3)
     assert code == 2 and "irreducible control-flow graph" in err

@@ -198,7 +198,7 @@ def test_the_docs_table_is_the_models_table():
 
 def test_a_sass_copy_whose_size_is_in_its_opcode_is_refused_by_analyze(tmp_path, capsys):
     path = tmp_path / "ldg.sass"
-    path.write_text("S2R R0, SR_TID.X ;\nLDGSTS [R1], [R0] ;\nEXIT ;\n")
+    path.write_text(".kernel ldg\nS2R R0, SR_TID.X ;\nLDGSTS [R1], [R0] ;\nEXIT ;\n")
     assert main(["analyze", str(path), "--grid", "1", "--block", "32"]) == 2
     assert "a copy without a size operand (LDGSTS" in capsys.readouterr().err
 

@@ -213,11 +213,11 @@ def test_the_state_limit_is_refused_after_as_many_states_as_the_limit():
 
 
 @pytest.mark.parametrize("line,says", [
-    ("ISETP.GE.AND P0, R0 ;", "k.sass:2:9: instruction 'ISETP.GE.AND' needs a destination predicate and two sources"),
-    ("IADD R1, R0 ;", "k.sass:2:9: instruction 'IADD' has 1 source operand(s), too few for 'add'"),
+    ("ISETP.GE.AND P0, R0 ;", "k.sass:3:9: instruction 'ISETP.GE.AND' needs a destination predicate and two sources"),
+    ("IADD R1, R0 ;", "k.sass:3:9: instruction 'IADD' has 1 source operand(s), too few for 'add'"),
 ])
 def test_a_run_time_refusal_names_file_line_and_column(line, says, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "k.sass").write_text(f"        S2R R0, SR_TID.X ;\n        {line}\n        EXIT ;\n")
+    (tmp_path / "k.sass").write_text(f".kernel k\n        S2R R0, SR_TID.X ;\n        {line}\n        EXIT ;\n")
     assert main(["simt", "k.sass"]) == 2
     assert f"error: {says}" in capsys.readouterr().err

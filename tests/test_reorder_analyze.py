@@ -135,6 +135,7 @@ def test_a_branch_on_loaded_data_is_named_and_stops(capsys, tmp_path):
     assert code == 2
     data = json.loads(out)
     assert data["order"] == [] and data["undecided"][0]["what"] == "the branch condition"
+    assert data["status"] == "BAD_INPUT" and "depends on loaded data" in data["error"]  # as every verb's bad input
     assert err.count("\n") == 1 and "depends on loaded data" in err and f"{f}:" in err
 
 

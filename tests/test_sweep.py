@@ -14,8 +14,11 @@ from pathlib import Path
 import pytest
 
 from warpcheck.cli.main import main
-from warpcheck._sweep import execute
+from warpcheck._sweep import execute, grid
+from warpcheck._verbs import VERBS
+from warpcheck.models.errors import InputFileError
 from warpcheck._sweep.grid import load_sweep
+from warpcheck._sweep import store as store_module
 from warpcheck._sweep.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,6 +71,22 @@ def test_every_example_sweep_file_is_valid(monkeypatch):
     (TINY.replace('verb = "makespan"', 'verb = "sweep"'), "verb 'sweep' is not a verb a sweep runs"),
     (TINY.replace("warps = [1, 2, 3]", "warps = [1, 2.5e0]"), "is refused: makespan: warps=2.5: not an integer"),
     ("verb = 3\n", "verb = 3 is not allowed; it must be a string"),
+    (TINY.replace('"{kernel}"', '"{kernel}{"'), "arguments[0] = '{kernel}{': Single '{' encountered in format string"),
+    (TINY.replace('"{kernel}"', '"{kernel!z}"'), "{kernel!z} is not an axis or option name in braces; write {name}"),
+    (TINY.replace('"{kernel}"', '"{kernel:>9}"'), "{kernel:>9} is not an axis or option name in braces"),
+    (TINY.replace('"{kernel}"', '"{}"'), "arguments[0] = '{}': {} is not an axis or option name in braces"),
+    (TINY.replace('"{kernel}"', '"{kernel[0]}"'), "{kernel[0]} is not an axis or option name in braces"),
+    (TINY.replace("[options]", "[options]\ntimeout = nan"), "warps = 1} is refused: makespan: timeout=nan: not allowed; "
+                                                            "give a finite number"),
+    (TINY.replace("[options]", "[options]\nmemory = -inf"), "is refused: makespan: memory=-inf: not allowed; give a "
+                                                           "finite number"),
+    (TINY.replace("warps = [1, 2, 3]", "warps = [1, -2]"), "warps = -2} is refused: makespan: warps=-2: not allowed; "
+                                                           "it must be >= 1"),
+    (TINY.replace("[axes]", "[axes]\ntimeout = [10, -0.5]"), "timeout = -0.5, kernel = 'LLCLL', warps = 1} is refused: makespan: "
+                                                            "timeout=-0.5: not allowed; it must be > 0 seconds"),
+    ('verb = "makespan"\narguments = ["LLCLL"]\noptions = { sigma = ["L=1", "C=1"] }\n' + "".join(
+        f"[[grid]]\naxes = {{ warps = {list(range(1, 1001))}, method = ['enumerate', 'approx'] }}\n" for _ in range(51)),
+     "the 51 grids make 102000 runs in all, above the ceiling of 100000; split the sweep"),
 ])
 def test_a_bad_sweep_file_is_one_line_exit_2_and_nothing_is_written(text, says, tmp_path, capsys):
     store = tmp_path / "runs.duckdb"
@@ -75,6 +94,46 @@ def test_a_bad_sweep_file_is_one_line_exit_2_and_nothing_is_written(text, says, 
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1, err
     assert not store.exists()
+
+
+def test_the_grids_together_are_capped_before_any_is_expanded(tmp_path, monkeypatch):
+    monkeypatch.setattr(grid, "MAX_SWEEP_RUNS", 5)
+    monkeypatch.setattr(grid, "_expand", lambda *a: pytest.fail("a grid was expanded"))
+    text = TINY + "[[grid]]\naxes = { timeout = [10] }\n[[grid]]\naxes = { timeout = [20] }\n"  # 3 runs each
+    with pytest.raises(InputFileError, match=r"s.toml: the 2 grids make 6 runs in all, above the ceiling of 5"):
+        load_sweep(write(tmp_path, text))
+
+
+SWEPT_ARGUMENTS = {"replay": ["examples/witnesses/baseline-lrr-gtlrr-W4-oracle.json"], "simulate": ["psort"],
+                   "run": ["examples/jobs/swas-vs-baseline.toml"], "makespan": ["LLCLL"],
+                   **dict.fromkeys(["cfg", "wcet", "simt"], ["examples/sass/loop.sass"]),
+                   **dict.fromkeys(["analyze", "reorder prove", "reorder simulate"],
+                                   ["examples/reorder/paper_example.ptx"])}
+SWEPT_OPTIONS = {"simulate --kernels": {"kernels": ["psort", "saxpy"]}, "reorder replay": {"witness": "w.json"},
+                 "export": {"format": "smt2"}, **dict.fromkeys(["analyze", "reorder prove", "reorder simulate"],
+                                                               {"grid": "1", "block": "32"})}
+
+
+def _numeric(f) -> bool:
+    return not isinstance(f.default, bool) and isinstance(f.default, (int, float)) or \
+        (f.default is None and str(f.type) in ("int | None", "float | None"))
+
+
+@pytest.mark.parametrize("name", [n for n in VERBS])
+def test_every_number_a_sweep_gives_a_verb_refuses_nan_inf_and_negatives_before_any_run(name, monkeypatch):
+    """Each run's options record is built and checked before any run: a row's NaN, inf or -1 in any numeric
+    option of any verb is refused naming the run and the option."""
+    from dataclasses import fields
+    monkeypatch.chdir(ROOT)
+    numeric = [f.name for f in fields(VERBS[name].options_type()) if _numeric(f)]
+    assert numeric
+    for option in numeric:
+        for bad in (float("nan"), float("inf"), -1):
+            params = {**SWEPT_OPTIONS.get(name, {}), option: bad}
+            run = grid.Run(name, params, (), tuple(SWEPT_ARGUMENTS.get(name, [])), tuple(params.items()))
+            with pytest.raises(InputFileError) as e:
+                grid.check_runs((run,), "s.toml")
+            assert f"{option} = {bad!r}" in str(e.value) and f": {option}={bad!r}: " in str(e.value), str(e.value)
 
 
 def test_a_sweep_runs_once_resumes_with_nothing_to_do_and_exports_csv(tmp_path, capsys):
@@ -131,6 +190,8 @@ def test_the_store_keeps_a_result_once_and_replaces_only_a_failure(tmp_path):
     (["sweep"], "no sweep file given"),
     (["sweep", "SWEEP", "--jobs", "0"], "--jobs 0: not allowed; it must be >= 1"),
     (["sweep", "SWEEP", "--csv", "SWEEP"], "--csv SWEEP is also the input SWEEP; give another path"),
+    (["sweep", "SWEEP", "--memory", "1e300"], "argument --memory: 1e+300: above the ceiling of 1048576 GiB"),
+    (["plot", "STORE", "--figure", "table2", "--memory", "inf"], "argument --memory: inf: not allowed; give a finite"),
 ])
 def test_plot_and_export_refuse_bad_input_in_one_line(argv, says, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -157,6 +218,105 @@ def test_makespan_figure_is_drawn_from_the_store(tmp_path, capsys):
     assert "<svg" in (out / "makespan-vs-w.svg").read_text()
     assert [(v["warps"], v["makespan"], v["exact"]) for v in drawn["values"]] == [(1, 5, True), (2, 9, True),
                                                                                   (3, 13, True)]
+
+
+OK_RUN = {"code": 0, "result": {"kernel": "LLCLL", "sigma": {"L": 1, "C": 1}, "warps": 2, "pessimistic": 10,
+                                 "approximation": {"value": 9, "x": 2}, "makespan": 9, "exact": True}}
+
+
+def a_store(path: Path, runs: int = 40) -> str:
+    with Store(str(path)) as s:
+        for k in range(runs):
+            s.put("t", "makespan", f"k{k}", {"warps": k}, [], OK_RUN, False)
+    return str(path)
+
+
+def duckdb_file(path: Path, *sql: str) -> str:
+    import duckdb
+    db = duckdb.connect(str(path))
+    for statement in sql:
+        db.execute(statement)
+    db.close()
+    return str(path)
+
+
+def cut_short(path: Path, at: str) -> str:
+    size = Path(a_store(path)).stat().st_size
+    os.truncate(path, {"first page": 4096, "half": size // 2}[at])
+    return str(path)
+
+
+FOREIGN = {  # a store that is not one warpcheck wrote, and the words that refuse it
+    "cut at its first page": (lambda p: cut_short(p, "first page"), "damaged (cut short?)"),
+    "cut in half": (lambda p: cut_short(p, "half"), "is damaged (cut short?)"),
+    "not a DuckDB file": (lambda p: (p.write_text("key,result\n1,2\n"), str(p))[1], "is not a warpcheck results store"),
+    "other columns": (lambda p: duckdb_file(p, "CREATE TABLE runs (a INTEGER, b VARCHAR)"),
+                      "is not a warpcheck results store: its runs table has no column 'key'"),
+    "a column of another type": (lambda p: duckdb_file(p, store_module.SCHEMA.replace("result JSON", "result INTEGER")),
+                                 "its runs column 'result' is INTEGER, not JSON"),
+    "a view": (lambda p: duckdb_file(p, "CREATE TABLE t (key VARCHAR)", "CREATE VIEW runs AS SELECT * FROM t"),
+               "its runs is a view, not a table"),
+    "no key": (lambda p: duckdb_file(p, store_module.SCHEMA.replace(" PRIMARY KEY", "")),
+               "its runs table is not keyed by the column 'key'"),
+    "other tables only": (lambda p: duckdb_file(p, "CREATE TABLE accounts (x INTEGER)"),
+                          "holds the table(s) accounts and no runs table"),
+    "newer": (lambda p: duckdb_file(Path(a_store(p)), "UPDATE meta SET value = '7'"),
+              "was written by a newer warpcheck (store version 7; this one reads versions up to 1)"),
+}
+
+
+@pytest.mark.parametrize("verb", ["sweep", "plot", "csv"])
+@pytest.mark.parametrize("kind", list(FOREIGN))
+def test_a_damaged_foreign_or_newer_store_is_refused_in_one_line_before_anything_runs(kind, verb, tmp_path, capsys,
+                                                                                      monkeypatch):
+    make, says = FOREIGN[kind]
+    store = make(tmp_path / "s.duckdb")
+    before = Path(store).read_bytes()
+    monkeypatch.setattr(execute, "run_local", lambda *a: pytest.fail("a run started"))
+    argv = {"sweep": ["sweep", write(tmp_path, TINY), "--store", store],
+            "plot": ["plot", store, "--figure", "makespan-vs-w", "--out", str(tmp_path / "figs")],
+            "csv": ["sweep", "--store", store, "--csv", str(tmp_path / "s.csv")]}[verb]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1, err
+    assert Path(store).read_bytes() == before and not (tmp_path / "figs").exists() and not (tmp_path / "s.csv").exists()
+
+
+def test_a_store_written_before_stores_had_a_version_is_read_and_gains_one(tmp_path, capsys):
+    old = str(tmp_path / "old.duckdb")
+    duckdb_file(Path(old), store_module.SCHEMA)  # the layout of version 0: runs alone, no meta table
+    with Store(old, read_only=True) as s:
+        assert s.count() == (0, 0)
+    assert main(["sweep", write(tmp_path, TINY), "--store", old, "--jobs", "1", "--quiet"]) == 0
+    with Store(old, read_only=True) as s:
+        assert s.count() == (3, 0) and s.query("SELECT value FROM meta WHERE key = 'store_version'") == [("1",)]
+
+
+@pytest.mark.parametrize("figure, verb, result, says", [
+    ("makespan-vs-w", "makespan", {**OK_RUN["result"], "pessimistic": "ten"}, "Could not convert string 'ten'"),
+    ("makespan-vs-w", "makespan", {**OK_RUN["result"], "makespan": 0}, "whose makespan is 0, not a number > 0"),
+    ("makespan-vs-w", "makespan", {**OK_RUN["result"], "sigma": "L"}, 'whose sigma "L" or exact True is not'),
+    ("proof-time", "prove", {"config": {"design": "swas"}, "status": "PASS", "seconds": 1},
+     "whose warps is None, not a number > 0"),
+    ("table2", "simulate", {"config": {"t_fetch": 3}, "runs": [
+        {"workload": "w", "warps": 8, "cycles": 9, "finished": True, "design": "swas", "policies": "gtlrr",
+         "ipc": float("inf"), "errors": 0, "error_rate": 0.0}]}, "whose ipc is inf, not a number > 0"),
+    ("qaws-reduction", "simulate", {"kernels": [{"workload": "a", "budget": 1}, {"workload": "b", "budget": 2}],
+                                    "runs": [{"policy": p, "kernels": [{}, {"response": "x"}]}
+                                             for p in ("lrr", "gto", "qaws")]}, "has K2 responses 'x', 'x', 'x'"),
+    ("qaws-reduction", "simulate", {"kernels": [{"workload": "a", "budget": 1}, {"workload": "b", "budget": 2}],
+                                    "runs": [{"policy": p, "kernels": [{}, {}]} for p in ("lrr", "gto", "qaws")]},
+     "lacks what warpcheck writes there (KeyError: 'response')"),
+])
+def test_a_result_that_is_not_a_number_where_a_figure_needs_one_is_refused_by_name(figure, verb, result, says,
+                                                                                    tmp_path, capsys):
+    store = str(tmp_path / "s.duckdb")
+    with Store(store) as s:
+        s.put("t", verb, "k", {}, [], {"code": 0, "result": result}, False)
+    assert main(["plot", store, "--figure", figure, "--out", str(tmp_path / "figs")]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1 and store in err, err
+    assert not (tmp_path / "figs").exists()
 
 
 def test_table2_divides_swas_ipc_by_the_baselines(tmp_path, capsys):

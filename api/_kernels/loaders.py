@@ -33,7 +33,7 @@ def read_module(path: str) -> PtxModule | list[Kernel]:
     if _MODULES is not None and key in _MODULES:
         return _MODULES[key]
     is_ptx = path.endswith(".ptx") or (not path.endswith(".sass") and (".entry" in text or ".version" in text))
-    found = parse_ptx_module(text, path) if is_ptx else parse_sass(text, path)
+    found = parse_ptx_module(text, path) if is_ptx else parse_sass(text, path, named=True)
     if _MODULES is not None:
         _MODULES[key] = found
     return found

@@ -70,8 +70,8 @@ class AnalysisResult:
         return self.data.get("l1")
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (what ``warpcheck analyze --json`` prints)."""
-        return self.data
+        """Plain data (what ``warpcheck analyze --json`` prints); an undecided analysis is bad input, said first."""
+        return {"status": "BAD_INPUT", "error": self.problem, **self.data} if self.problem else self.data
 
     def report(self) -> str:
         """The text report ``warpcheck analyze`` prints."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,19 +60,24 @@ def load_sweep(path: str) -> Sweep:
     except ConfigError as e:
         raise InputFileError(f"{path}: {e}") from None
     grids = spec.grid or [SweepGrid()]
+    wheres = [f"{path}: grid[{k}]" if spec.grid else path for k in range(len(grids))]
+    total = sum(_size(spec, g, where) for g, where in zip(grids, wheres))
+    if total > MAX_SWEEP_RUNS:
+        raise InputFileError(f"{path}: the {len(grids)} grids make {total} runs in all, above the ceiling of "
+                             f"{MAX_SWEEP_RUNS}; split the sweep into several files")
+    used = _fields(spec.arguments, path)
     runs: dict[str, Run] = {}
-    for k, g in enumerate(grids):
-        where = f"{path}: grid[{k}]" if spec.grid else path
-        for run in _expand(spec, g, where):
+    for g, where in zip(grids, wheres):
+        for run in _expand(spec, g, used, where):
             runs.setdefault(run.key, run)
     sweep = Sweep(Path(path).stem, path, spec.verb, spec.store, tuple(runs.values()))
     check_runs(sweep.runs, path)
     return sweep
 
 
-def _expand(spec: SweepFile, g: SweepGrid, where: str) -> list[Run]:
-    options = {**spec.options, **g.options}
-    axes = {**spec.axes, **g.axes}
+def _size(spec: SweepFile, g: SweepGrid, where: str) -> int:
+    """How many runs the grid ``g`` makes (the product of its axes), checked before any is built."""
+    options, axes = {**spec.options, **g.options}, {**spec.axes, **g.axes}
     clash = sorted(set(options) & set(axes))
     if clash:
         raise InputFileError(f"{where}: {clash[0]!r} is both an option and an axis; keep it in one of them")
@@ -84,13 +90,40 @@ def _expand(spec: SweepFile, g: SweepGrid, where: str) -> list[Run]:
     if size > MAX_SWEEP_RUNS:
         raise InputFileError(f"{where}: the axes make {size} runs, above the ceiling of {MAX_SWEEP_RUNS}; "
                              "split the sweep into several files")
-    names = list(axes)
-    return [_run(spec, {**options, **dict(zip(names, combo))}, where)
-            for combo in itertools.product(*axes.values())]
+    return size
 
 
-def _run(spec: SweepFile, params: dict[str, Any], where: str) -> Run:
-    used = {f for a in spec.arguments for _, f, _, _ in string.Formatter().parse(a) if f}
+FIELD = re.compile(r"[a-z][a-z0-9_-]{0,63}")  # an axis or option name, as the file's keys are
+
+
+def _fields(arguments: list[str], where: str) -> set[str]:
+    """The names that ``arguments`` take in braces ({warps}); any other format field is refused by name."""
+    used = set()
+    for k, text in enumerate(arguments):
+        try:
+            parts = list(string.Formatter().parse(text))
+        except ValueError as e:
+            raise InputFileError(f"{where}: arguments[{k}] = {text!r}: {e}; write {{name}} for an axis or option, "
+                                 "{{ and }} for a brace") from None
+        for _, name, spec, conversion in parts:
+            if name is None:
+                continue
+            field = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            if not FIELD.fullmatch(name) or spec or conversion:
+                raise InputFileError(f"{where}: arguments[{k}] = {text!r}: {field} is not an axis or option name in "
+                                     "braces; write {name}, and {{ and }} for a brace")
+            used.add(name)
+    return used
+
+
+def _expand(spec: SweepFile, g: SweepGrid, used: set[str], where: str) -> list[Run]:
+    options = {**spec.options, **g.options}
+    names = list({**spec.axes, **g.axes})
+    return [_run(spec, {**options, **dict(zip(names, combo))}, used, where)
+            for combo in itertools.product(*{**spec.axes, **g.axes}.values())]
+
+
+def _run(spec: SweepFile, params: dict[str, Any], used: set[str], where: str) -> Run:
     missing = sorted(used - set(params))
     if missing:
         raise InputFileError(f"{where}: arguments name {{{missing[0]}}}, which is no axis or option; "

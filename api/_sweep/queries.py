@@ -6,6 +6,7 @@ and two runs that measured the same thing (a simulation is deterministic) are av
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
@@ -56,45 +57,103 @@ def _rows(store: Any, sql: str, keys: tuple[str, ...], what: str, sweep: str) ->
     return rows
 
 
+def _number(value: Any, positive: bool = False) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) \
+        and (value > 0 or not positive)
+
+
+def _checked(store: Any, rows: list[dict[str, Any]], what: str, names: tuple[str, ...],
+             numbers: dict[str, str]) -> list[dict[str, Any]]:
+    """``rows``, each with a text for every key of ``names`` and a number for every key of ``numbers``.
+
+    ``numbers`` says per key what is needed: "number", "positive" (a divisor, a log scale), or
+    "optional" (a number or nothing). A row that has not is refused, named by its texts.
+    """
+    for row in rows:
+        bad = next((k for k in names if not isinstance(row[k], str)), None) or \
+            next((k for k, need in numbers.items() if not (need == "optional" and row[k] is None)
+                  and not _number(row[k], need == "positive")), None)
+        if bad is not None:
+            which = ", ".join(f"{k} {row[k]}" for k in names if isinstance(row[k], str))
+            need = "a name" if bad in names else "a number > 0" if numbers[bad] == "positive" else "a finite number"
+            raise InputFileError(f"store {store.path!r} holds a {what} ({which}) whose {bad} is {row[bad]!r}, not "
+                                 f"{need}; its result is not what warpcheck writes")
+    return rows
+
+
 def frontend(store: Any, sweep: str = "swas-table2.toml") -> list[dict[str, Any]]:
     """Finished `simulate` design runs: workload, design, policies, warps, t_F, IPC, errors, error rate."""
     left_out = store.query(UNFINISHED)[0][0]
     if left_out:  # their IPC and error rate cover only the cycles run: never plotted, never silently
         print(f"note: {left_out} simulate run(s) that did not finish within their --max-cycles are left out",
               file=sys.stderr)
-    return _rows(store, FRONTEND, FRONTEND_KEYS, "finished simulate runs of the baseline or SWaS", sweep)
+    rows = _rows(store, FRONTEND, FRONTEND_KEYS, "finished simulate runs of the baseline or SWaS", sweep)
+    return _checked(store, rows, "simulate run", ("workload", "design", "policies"),
+                    {"warps": "positive", "t_fetch": "number", "ipc": "positive", "errors": "number",
+                     "error_rate": "number", "cycles": "positive"})
 
 
 def makespan(store: Any) -> list[dict[str, Any]]:
     """`makespan` runs: kernel, sigmas, W, the pessimistic bound, the approximation, the makespan found."""
-    return _rows(store, MAKESPAN, MAKESPAN_KEYS, "makespan runs", "makespan-fig6.toml")
+    rows = _checked(store, _rows(store, MAKESPAN, MAKESPAN_KEYS, "makespan runs", "makespan-fig6.toml"),
+                    "makespan run", ("kernel", "sigma"),
+                    {"warps": "positive", "pessimistic": "positive", "approximation": "positive",
+                     "makespan": "positive", "x": "optional", "upper": "optional", "seconds": "optional"})
+    for r in rows:
+        sigma = json.loads(r["sigma"])
+        if not isinstance(sigma, dict) or not isinstance(r["exact"], bool):  # sigmas as written: "1", "1/2"
+            raise InputFileError(f"store {store.path!r} holds a makespan run (kernel {r['kernel']}, W {r['warps']}) "
+                                 f"whose sigma {r['sigma']} or exact {r['exact']!r} is not what warpcheck writes")
+    return rows
 
 
 def proofs(store: Any) -> list[dict[str, Any]]:
     """`prove` runs: design, policies, W, status and seconds."""
-    return _rows(store, PROVE, PROVE_KEYS, "prove runs", "proof-time.toml")
+    return _checked(store, _rows(store, PROVE, PROVE_KEYS, "prove runs", "proof-time.toml"), "prove run",
+                    ("design", "issue", "fetch", "status"), {"warps": "positive", "seconds": "number"})
 
 
 def kernel_pairs(store: Any) -> list[dict[str, Any]]:
     """Per pair of kernels: K2's response time under LRR, GTO and QAWS (QAWS at the budget best for K2)."""
     best: dict[str, dict[str, Any]] = {}
+    unfinished = 0
     for (text,) in store.query(KERNEL_PAIRS):
-        got = _pair(json.loads(text))
+        try:
+            got = _pair(json.loads(text))
+        except InputFileError as e:
+            raise InputFileError(f"store {store.path!r}: {e}") from None
         if got is None:
             continue
+        if None in (got["lrr"], got["gto"], got["qaws"]):  # K2 did not finish within --max-cycles: no response
+            unfinished += 1
+            continue
         old = best.get(got["pair"])
-        if old is None or (got["qaws"] is not None and (old["qaws"] is None or got["qaws"] < old["qaws"])):
+        if old is None or got["qaws"] < old["qaws"]:
             best[got["pair"]] = got
+    if unfinished:
+        print(f"note: {unfinished} simulate --kernels run(s) whose K2 did not finish within their --max-cycles are "
+              "left out", file=sys.stderr)
     if not best:
         raise InputFileError(f"store {store.path!r} holds no simulate --kernels runs of two kernels under lrr, gto "
                              "and qaws; run a sweep such as examples/sweeps/qaws-pairs.toml into it first")
     return list(best.values())
 
 
-def _pair(result: dict[str, Any]) -> dict[str, Any] | None:
-    kernels = result.get("kernels") or []
-    k2 = {r["policy"]: r["kernels"][1]["response"] for r in result.get("runs", []) if len(r.get("kernels", [])) > 1}
-    if len(kernels) != 2 or not {"lrr", "gto", "qaws"} <= set(k2):
+def _pair(result: Any) -> dict[str, Any] | None:
+    kernels = result.get("kernels") if isinstance(result, dict) else None
+    runs = result.get("runs") if isinstance(result, dict) else None
+    if not isinstance(kernels, list) or len(kernels) != 2 or not isinstance(runs, list):
         return None
-    return {"pair": f"{kernels[0]['workload']}+{kernels[1]['workload']}", "budget": kernels[1]["budget"],
-            "lrr": k2["lrr"], "gto": k2["gto"], "qaws": k2["qaws"]}
+    try:
+        k2 = {r["policy"]: r["kernels"][1]["response"] for r in runs if len(r.get("kernels", [])) > 1}
+        if not {"lrr", "gto", "qaws"} <= set(k2):
+            return None
+        got = {"pair": f"{kernels[0]['workload']}+{kernels[1]['workload']}", "budget": kernels[1]["budget"],
+               "lrr": k2["lrr"], "gto": k2["gto"], "qaws": k2["qaws"]}
+    except (KeyError, IndexError, TypeError, AttributeError) as e:
+        raise InputFileError(f"a simulate --kernels run's result lacks what warpcheck writes there "
+                             f"({type(e).__name__}: {e})") from None
+    if not all(got[p] is None or _number(got[p], positive=True) for p in ("lrr", "gto", "qaws")):
+        raise InputFileError(f"a simulate --kernels run ({got['pair']}) has K2 responses {got['lrr']!r}, "
+                             f"{got['gto']!r}, {got['qaws']!r} under lrr, gto, qaws, not numbers > 0")
+    return got

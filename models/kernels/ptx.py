@@ -153,6 +153,10 @@ class _Parser:
         rest = text[brace + 1:]
         first_line = (lineno, col + brace + 1 + len(rest) - len(rest.lstrip()), rest.strip())
         body, nxt, declared = self._body(lines, i, first_line, name, (lineno, col + brace))
+        if kind == "entry" and all(stmt.is_label or text.startswith(".") for stmt, text in body):
+            raise InputFileError(f"{self.filename}:{lines[first][0]}:{lines[first][1]}: kernel {name!r} has no "
+                                 "instruction in its body; an .entry runs at least 'ret;' (the kit does not make "
+                                 "one up)")
         kernel = self._kernel(name, params, body, declared)
         if kind == "entry":
             self.kernels.append(kernel)

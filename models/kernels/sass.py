@@ -3,7 +3,7 @@
 Syntax, one statement per line (``#`` and ``//`` start comments, an address
 comment such as ``/*0040*/`` is ignored)::
 
-    .kernel slides              # optional; default: the file's stem
+    .kernel slides              # the kernel's name: once, before the first instruction
     .param n                    # uniform kernel parameters, usable as operands
     A:  S2R R0, SR_TID.X ;
         ISETP.LT P0, R0, n ;
@@ -40,9 +40,14 @@ _OPERANDS_NEEDED = {**dict.fromkeys(("BRA", "SSY"), (1, "a target label")),
                     **dict.fromkeys(("ATOM", "ATOMS"), (3, "a destination, an [address] and a value"))}
 
 
-def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
-    """Parse a SASS-style listing into its kernel (a one-element list)."""
+def parse_sass(text: str, filename: str = "<sass>", named: bool = False) -> list[Kernel]:
+    """Parse a SASS-style listing into its kernel (a one-element list).
+
+    ``named``: the listing must name its kernel (``.kernel NAME``), as a file given to a verb must;
+    without it a listing built in code is called after ``filename``'s stem (``kernel`` for none).
+    """
     name = PurePath(filename).stem if filename != "<sass>" else "kernel"
+    named_at: int | None = None
     params: list[str] = []
     instructions: list[Instruction] = []
     labels: dict[str, int] = {}
@@ -52,6 +57,8 @@ def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
             continue
         if line.startswith(".kernel"):
             name = _directive_value(line, filename, lineno)
+            _check_kernel_line(named_at, bool(instructions), filename, lineno)
+            named_at = lineno
             continue
         if line.startswith(".param"):
             params += [p.strip() for p in _directive_value(line, filename, lineno).split(",") if p.strip()]
@@ -69,6 +76,9 @@ def parse_sass(text: str, filename: str = "<sass>") -> list[Kernel]:
             instructions.append(_instruction(rest, raw, filename, lineno))
     if not instructions:
         raise InputFileError(f"{filename}: no instruction in this SASS listing; give at least one (e.g. EXIT ;)")
+    if named and named_at is None:
+        raise InputFileError(f"{filename}: no .kernel directive in this SASS listing; name its kernel (.kernel NAME) "
+                             "before its first instruction; the kit does not guess it")
     if any(pc == len(instructions) for pc in labels.values()) \
             or instructions[-1].base not in ("exit", "ret", "bra", "sync") or instructions[-1].guard is not None:
         instructions.append(Instruction("EXIT", cls="exit", text="EXIT ; // implicit"))
@@ -104,6 +114,16 @@ def _check_syncs(instructions: list[Instruction], labels: dict[str, int], filena
             todo.append(labels[ins.target])  # type: ignore[index]
         if ins.guard is not None or ins.base not in ("bra", "exit", "ret"):
             todo.append(pc + 1)
+
+
+def _check_kernel_line(before: int | None, after_code: bool, filename: str, lineno: int) -> None:
+    """Refuse a second ``.kernel`` (a listing holds one kernel) and one after the first instruction."""
+    if before is not None:
+        raise InputFileError(f"{filename}:{lineno}:1: a second .kernel (the first is on line {before}); a SASS "
+                             "listing holds one kernel: put each in a file of its own")
+    if after_code:
+        raise InputFileError(f"{filename}:{lineno}:1: .kernel after the first instruction; name the kernel before "
+                             "its code")
 
 
 def _directive_value(line: str, filename: str, lineno: int) -> str:
