@@ -115,6 +115,9 @@ def _add_prove(sub: Any) -> None:
     p.add_argument("--prologue", type=int, metavar="N",
                    help="ignore violations in the first N cycles, as the paper measures after a prologue "
                         f"(default {P.prologue}: the warm start already has full ibuffers)")
+    p.add_argument("--lemma-cache", metavar="DIR", type=output_folder(P.lemma_cache or ""),
+                   help="folder where the lemmas proved are kept, per exact model, so that the same proof run "
+                        f"again (after a timeout, say) starts where it stopped (default {P.lemma_cache})")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_prove)
