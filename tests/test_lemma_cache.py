@@ -99,3 +99,17 @@ def test_one_cycle_numbering_in_the_report(tmp_path):
     assert out.result.status is Status.FAIL and cycles == {str(out.replays[0].first_violation)}
     assert f"depth {out.replays[0].first_violation + 1} (violation at cycle" in text
     assert "violation at depth" not in text or f"violation at depth {out.result.depth}" in text
+
+
+def test_a_stopped_prove_says_where_its_lemma_work_waits(tmp_path, capsys, monkeypatch):
+    from warpcheck.cli import main as cli_main
+    from warpcheck.cli.frontend import verbs
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # as Ctrl-C in the middle of the proof
+
+    monkeypatch.setattr(verbs, "prove_options", interrupted)
+    assert cli_main.main(["prove", "--warps", "2", "--lemma-cache", str(tmp_path / "lemmas")]) == 130
+    err = capsys.readouterr().err
+    assert "INTERRUPTED" in err or "interrupted" in err
+    assert f"the lemma work done so far is kept in {tmp_path / 'lemmas'}/" in err
