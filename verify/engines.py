@@ -203,7 +203,8 @@ def kinduction(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float 
     dl = Deadline(timeout)
     proved, rejected = prove_lemmas(ts, dl.left_ms, lemma_cache, progress) if use_lemmas else ([], [])
     if progress and use_lemmas:
-        progress(f"lemmas: {len(proved)} proved, {len(rejected)} rejected ({dl.elapsed():.1f} s)")
+        progress(f"lemmas: {len(proved)} proved, {len(rejected)} rejected ({dl.elapsed():.1f} s)" if proved or
+                 not dl.expired() else f"lemmas: Houdini did not finish in time ({dl.elapsed():.1f} s)")
     if established and proved:
         established("lemmas", len(proved))
     base, step = _BaseCase(ts, prop, dl), _StepCase(ts, prop, [f for _, f in proved], dl)

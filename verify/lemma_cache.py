@@ -47,11 +47,12 @@ class LemmaCache:
         return got if ok and isinstance(got.get("rejected"), list) else None
 
     def save(self, rejected: Iterable[str], proved: Iterable[str] | None = None,
-             preserved: Iterable[str] = ()) -> None:
+             preserved: Iterable[str] = (), stage: str = "") -> None:
         """Keep the rejected candidates, those shown preserved under all the others, and the lemmas proved once
-        Houdini has finished (``proved`` given)."""
+        Houdini has finished (``proved`` given); ``stage`` "step": the random runs and the initial states are
+        done (every candidate not rejected holds initially)."""
         data = {"format": FORMAT, "key": self.key, "rejected": sorted(rejected), "preserved": sorted(preserved),
-                "proved": None if proved is None else sorted(proved)}
+                "proved": None if proved is None else sorted(proved), "stage": stage}
         try:
             atomic_write_text(self.path, json.dumps(data), "lemma cache")
         except Exception:  # noqa: BLE001 - a cache that cannot be written costs time on the next run, never a verdict

@@ -65,17 +65,32 @@ def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambd
     if progress and work.resumed:
         progress(f"lemmas: resuming where an earlier run stopped ({len(work.rejected)} candidates rejected, "
                  f"{len(work.preserved)} shown preserved; {work.where})")
-    work.drop(refuted_by_runs(ts, [x for x in live if x[0] not in work.rejected]))
-    init_ok = _filter_init(u, [x for x in live if x[0] not in work.rejected], left_ms)
+    init_ok = _initially(ts, u, live, work, left_ms)
     if init_ok is None:
         return [], [n for n, _ in live]
-    work.drop({n for n, _ in live} - {n for n, _ in init_ok})
     found = _preserved(u, init_ok, left_ms, ts.lemma_batch, work)
     if found is None:
         return [], [n for n, _ in live]
     done = {n for n, _ in found}
     work.finish(done)
     return found, [n for n, _ in live if n not in done]
+
+
+def _initially(ts: TransitionSystem, u: Unrolling, live: list[Lemma], work: "Work",
+               left_ms: Callable[[], int | None]) -> list[Lemma] | None:
+    """The candidates no random run refutes and every initial state satisfies (None: undecided).
+
+    An earlier run of the same model that got past this point has rejected the others already.
+    """
+    if work.stage != "step":
+        work.drop(refuted_by_runs(ts, [x for x in live if x[0] not in work.rejected]))
+        init_ok = _filter_init(u, [x for x in live if x[0] not in work.rejected], left_ms)
+        if init_ok is None:
+            return None
+        work.drop({n for n, _ in live} - {n for n, _ in init_ok})
+        work.stage = "step"
+        work.held([])
+    return [x for x in live if x[0] not in work.rejected]
 
 
 class Work:
@@ -85,7 +100,7 @@ class Work:
     rejected: valid while ``rejected`` stays as it is, so a rejection empties it.
     """
 
-    SAVE_EVERY = 1.0  # seconds between two writes of the cache while candidates are shown preserved
+    SAVE_EVERY = 0.0  # seconds between two writes of the cache (a write costs about 1 ms, a query more)
 
     def __init__(self, store: LemmaCache | None) -> None:
         kept = store.load() if store else None
@@ -94,6 +109,7 @@ class Work:
         self.preserved: set[str] = set(kept.get("preserved") or []) if kept else set()
         self.proved: set[str] | None = set(kept["proved"]) if kept and kept["proved"] is not None else None
         self.where = store.path if store else None
+        self.stage = kept.get("stage", "") if kept else ""  # "step": past the random runs and the initial states
 
     def drop(self, names: Iterable[str]) -> None:
         """Candidates rejected: kept at once, so that a stop loses none of them."""
@@ -106,7 +122,7 @@ class Work:
     def held(self, names: Iterable[str]) -> None:
         """Candidates one step preserves under every candidate not rejected."""
         self.preserved.update(names)
-        if time.monotonic() - self.saved > self.SAVE_EVERY:
+        if time.monotonic() - self.saved >= self.SAVE_EVERY:
             self._save()
 
     def finish(self, proved: set[str]) -> None:
@@ -116,7 +132,7 @@ class Work:
 
     def _save(self) -> None:
         if self.store:
-            self.store.save(self.rejected, self.proved, self.preserved)
+            self.store.save(self.rejected, self.proved, self.preserved, self.stage)
         self.saved = time.monotonic()
 
 
