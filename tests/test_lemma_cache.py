@@ -113,3 +113,15 @@ def test_a_stopped_prove_says_where_its_lemma_work_waits(tmp_path, capsys, monke
     err = capsys.readouterr().err
     assert "INTERRUPTED" in err or "interrupted" in err
     assert f"the lemma work done so far is kept in {tmp_path / 'lemmas'}/" in err
+
+
+@pytest.mark.parametrize("result, says", [
+    (Result(Status.PASS, "kind", 1), None),  # an induction's k is no count of cycles
+    (Result(Status.PASS, "bmc", 5, bounded=True), " (cycles 0 .. 4 checked: cycle t is checked at depth t + 1)"),
+    (Result(Status.TIMEOUT, "auto", 1), " (cycle 0 checked: cycle t is checked at depth t + 1)"),
+])
+def test_a_report_without_a_witness_says_which_cycles_its_depth_covers(result, says):
+    from warpcheck._frontend.options import ProveOptions
+    from warpcheck._frontend.proof import ProveOutcome
+    text = ProveOutcome(ProveOptions(warps=2, design="swas"), result).report()
+    assert (says in text) if says else "checked at depth" not in text

@@ -89,11 +89,13 @@ class ProveOutcome:
 
     def _cycles(self) -> str:
         """Depths in cycles, said once: the issue record of cycle t is checked at depth t + 1."""
-        if self.options.all_warps or self.result.depth < 1:
-            return ""
+        r = self.result
+        if self.options.all_warps or r.depth < 1 or (r.status is Status.PASS and not r.bounded):
+            return ""  # an unbounded PASS: its depth is the induction's k, not cycles checked
         if self.replays:
             return f" (violation at cycle {self.replays[0].first_violation}; cycle t is checked at depth t + 1)"
-        return f" (cycles 0 .. {self.result.depth - 1}: cycle t is checked at depth t + 1)"
+        cycles = "cycle 0" if r.depth == 1 else f"cycles 0 .. {r.depth - 1}"
+        return f" ({cycles} checked: cycle t is checked at depth t + 1)"
 
     def report(self) -> str:
         """What ``warpcheck prove`` prints."""
