@@ -18,11 +18,13 @@ not something the proof can see: it is the spec.
 """
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from warpcheck.encodings.algebra import SymbolicValue
 from warpcheck.encodings.concrete import ConcreteAlgebra
-from warpcheck.models.errors import ConfigError
+from warpcheck.models.errors import ConfigError, SymbolicBoolError, WarpcheckError
 from warpcheck.models.frontend.config import POLICY_ALIASES
 from warpcheck.models.frontend.policies import POLICIES, Field, Policy
 from warpcheck.spec.frontend.priority_lists import USER_REFERENCES
@@ -62,8 +64,8 @@ class UserPolicy:
 
     def as_policy(self) -> Policy:
         """The policy as the design runs it."""
-        return Policy(self.name, self.summary, lambda A, st, e, k, ctx: self.choose(A, st, e),
-                      lambda A, st, c, e, ctx: dict(self.update(A, st, c, e)),
+        return Policy(self.name, self.summary, lambda A, st, e, k, ctx: _call(self.name, "choose", self.choose, A, st, e),
+                      lambda A, st, c, e, ctx: dict(_call(self.name, "update", self.update, A, st, c, e)),
                       lambda ctx: self.fields(ctx.warps), reads_elig=True)
 
     def as_reference(self) -> "UserReference":
@@ -71,22 +73,76 @@ class UserPolicy:
         return UserReference(self)
 
     def check(self, warps: int) -> None:
-        """Run choice and update once on every eligibility vector from the initial state (W <= 6): one clear error."""
-        if self._checked.get(warps) or warps > 6:
+        """Run choice and update once on solver terms, then concretely from the initial state: one clear error.
+
+        The concrete runs take every eligibility vector up to 6 warps, and at more warps none, all, each
+        warp alone and a few fixed random ones.  A mistake of the policy (a Python ``if`` on a value, a
+        wrong state record, a choice outside the eligible warps) is the user's: a ``ConfigError``
+        naming the policy, the function and the fix, before any proof starts.
+        """
+        if self._checked.get(warps):
             return
-        A, fs = ConcreteAlgebra(), self.fields(warps)
-        st = {f.name: f.init for f in fs}
-        for bits in range(1 << warps):
-            elig = [bool(bits >> w & 1) for w in range(warps)]
-            c = self.choose(A, st, elig)
+        fs = self.fields(warps)
+        self._symbolic_once(fs, warps)
+        A, st = ConcreteAlgebra(), {f.name: f.init for f in fs}
+        for elig in _eligibility_vectors(warps):
+            c = _call(self.name, "choose", self.choose, A, st, elig)
             if not isinstance(c, int) or isinstance(c, bool) or not (-1 <= c < warps) or (c >= 0 and not elig[c]):
                 raise ConfigError(f"policy {self.name!r}: choose returned {c!r} for eligible = {elig}; it must "
                                   f"return an eligible warp, or -1 when none is eligible")
             if c == -1 and any(elig):
                 raise ConfigError(f"policy {self.name!r}: choose returned -1 although warps are eligible ({elig}); "
                                   "a policy must issue when it can")
-            _check_next(self.name, fs, self.update(A, st, c, elig), elig)
+            _check_next(self.name, fs, _call(self.name, "update", self.update, A, st, c, elig), elig)
         self._checked[warps] = True
+
+    def _symbolic_once(self, fs: tuple[Field, ...], warps: int) -> None:
+        """Choice and update on solver terms, as a proof runs them (a Python ``if`` on a value fails here)."""
+        from warpcheck.encodings.z3_algebra import Z3Algebra  # the solver loads only when a policy is checked
+        A = Z3Algebra()
+        st = {f.name: A.var(f"{self.name}.{f.name}", "int") for f in fs}
+        elig = [A.var(f"{self.name}.eligible{w}", "bool") for w in range(warps)]
+        c = _call(self.name, "choose", self.choose, A, st, elig)
+        if isinstance(c, bool) or not isinstance(c, (int, SymbolicValue)):
+            raise ConfigError(f"policy {self.name!r}: choose returned {_short(c)}; it must return a warp number "
+                              "(an integer value of the algebra A, -1 when none is eligible)")
+        nxt = _call(self.name, "update", self.update, A, st, c, elig)
+        names = [f.name for f in fs]
+        if not isinstance(nxt, Mapping) or sorted(nxt) != sorted(names):
+            raise ConfigError(f"policy {self.name!r}: update must return the fields {names} of its state record, "
+                              f"returned {_short(nxt)}")
+
+
+def _short(value: Any) -> str:
+    """A value's repr on one line, clipped (a solver term can be long)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _eligibility_vectors(warps: int) -> list[list[bool]]:
+    """Every vector up to 6 warps; beyond, none, all, each warp alone and 32 fixed random ones."""
+    if warps <= 6:
+        return [[bool(bits >> w & 1) for w in range(warps)] for bits in range(1 << warps)]
+    rng = random.Random(warps)
+    singles = [[w == x for w in range(warps)] for x in range(warps)]
+    return [[False] * warps, [True] * warps, *singles, *([rng.random() < 0.5 for _ in range(warps)] for _ in range(32))]
+
+
+def _call(policy: str, name: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``; an exception in the user's function is a ``ConfigError`` naming the policy, the function, the fix."""
+    try:
+        return fn(*args)
+    except SymbolicBoolError:
+        raise ConfigError(f"policy {policy!r}: {name} uses a Python if/and/or/not (or bool()) on a value of the "
+                          "algebra, which is symbolic in a proof; write A.ite(cond, a, b), A.and_, A.or_, A.not_ "
+                          "instead") from None
+    except WarpcheckError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the user's code failed: their error, said with its own words
+        first = str(e).splitlines()[0][:160] if str(e) else ""
+        raise ConfigError(f"policy {policy!r}: {name} raised {type(e).__name__}: {first}; {name} must be a pure "
+                          "function of " + ("(A, st, chosen, eligible)" if name == "update" else "(A, st, eligible)")
+                          + " using only the operations of A (docs/api.md)") from None
 
 
 def _field(policy: str, name: Any, value: Any) -> Field:
@@ -124,10 +180,10 @@ class UserReference:
         return {f.name: A.const(f.init) for f in self.user.fields(n)}
 
     def choose(self, A: Any, st: Mapping[str, Any], elig: Sequence[Any], keys: Sequence[Any]) -> Any:
-        return self.user.choose(A, st, elig)
+        return _call(self.name, "choose", self.user.choose, A, st, elig)
 
     def next(self, A: Any, st: Mapping[str, Any], chosen: Any, n: int, elig: Sequence[Any] = ()) -> dict[str, Any]:
-        return dict(self.user.update(A, st, chosen, elig))
+        return dict(_call(self.name, "update", self.user.update, A, st, chosen, elig))
 
 
 _MINE: dict[str, UserPolicy] = {}  # the policies registered here, so the kit's own are never replaced

@@ -209,18 +209,19 @@ def _end(args: argparse.Namespace, code: int, status: str, message: str, label: 
 
 
 def _stopped(args: argparse.Namespace) -> int:
+    kept = args.kept_on_stop(args) if hasattr(args, "kept_on_stop") else ""  # a verb's work kept for its next run
     if guard.stopped_by_memory() is not None:
         held = guard.stopped_by_memory() / 2**30
         return _end(args, guard.EXIT_TIMEOUT, "OUT_OF_MEMORY",
                     f"the run and its workers held {held:.2f} GiB, above --memory {args.memory:g} GiB; "
-                    "nothing partial was written (raise --memory, or give a smaller input)", "out of memory")
+                    f"nothing partial was written (raise --memory, or give a smaller input){kept}", "out of memory")
     if guard.stopped_by() == signal.SIGALRM:
         return _end(args, guard.EXIT_TIMEOUT, "TIMEOUT",
-                    f"the run did not finish within --timeout {_budget(args) or 0:g} s (set-up included)")
+                    f"the run did not finish within --timeout {_budget(args) or 0:g} s (set-up included){kept}")
     if guard.stopped_by() == signal.SIGTERM:
-        return _end(args, guard.EXIT_TERMINATED, "TERMINATED", "stopped by SIGTERM; nothing partial was written",
-                    "terminated")
-    return _end(args, guard.EXIT_INTERRUPTED, "INTERRUPTED", "stopped by Ctrl-C; nothing partial was written",
+        return _end(args, guard.EXIT_TERMINATED, "TERMINATED", f"stopped by SIGTERM; nothing partial was written"
+                    f"{kept}", "terminated")
+    return _end(args, guard.EXIT_INTERRUPTED, "INTERRUPTED", f"stopped by Ctrl-C; nothing partial was written{kept}",
                 "interrupted")
 
 

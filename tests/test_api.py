@@ -89,6 +89,28 @@ def test_a_wrong_policy_is_refused_in_one_line(forget):
     assert e.value.code == 2 and warpcheck.KitError.code == 5
 
 
+def _if_choose(A, st, elig):
+    pick = A.const(-1)
+    for w in reversed(range(len(elig))):
+        if elig[w]:  # the mistake: a Python if on a value that is symbolic in a proof
+            pick = A.const(w)
+    return pick
+
+
+@pytest.mark.parametrize("warps", [4, 8])
+@pytest.mark.parametrize("choose, update, says", [
+    (_if_choose, _last_update, "choose uses a Python if/and/or/not .* write A.ite"),
+    (_oldest_choose, lambda A, st, c, e: {"lost": c}, "update must return the fields \\['last'\\]"),
+    (lambda A, st, e: A.const(len(e)), _last_update, "choose returned \\d+ .* an eligible warp"),
+    (_oldest_choose, lambda A, st, c, e: {"last": st["nope"]}, "update raised KeyError: 'nope'"),
+])
+def test_a_mistake_in_a_users_policy_is_the_users_error_before_any_proof(forget, warps, choose, update, says):
+    bad = warpcheck.UserPolicy("test-mistake", lambda W: {"last": (0, W - 1, 0)}, choose, update)
+    with pytest.raises(warpcheck.ConfigError, match=f"policy 'test-mistake': {says}") as e:
+        warpcheck.prove(design="swas", policy=bad, warps=warps, engine="bmc", depth=1)
+    assert e.value.code == 2 and "\n" not in str(e.value)
+
+
 def test_makespan_of_600_warps_is_exact():
     r = warpcheck.makespan("LLCLL", warps=600, sigma={"L": 1, "C": 1})
     assert (r.makespan, r.exact, r.upper) == (2401, True, 2401) and r.schedule is not None

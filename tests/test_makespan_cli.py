@@ -155,20 +155,53 @@ def test_a_run_that_is_not_exact_also_reports_the_bound_proved(capsys, monkeypat
     assert truth["upper"] == {"value": truth["makespan"], "method": "exact"}
 
 
-def test_a_certificate_checked_past_the_timeout_is_not_written_but_the_answer_is_kept(tmp_path, capsys, monkeypatch):
-    """The search ends in time, the certificate check would not: exit 4, exact answer reported, no file."""
+def _alarm(*args):
+    from warpcheck._guard import RunTimeout
+    raise RunTimeout  # as the run guard's alarm does, at once: bounded by work, not by the clock
+
+
+def test_a_certificate_checked_past_the_timeout_is_not_written_but_the_exact_answer_exits_0(tmp_path, capsys,
+                                                                                           monkeypatch):
+    """The search ends in time, the certificate check does not: the exact answer stands (exit 0), no file, and the
+    report says how to write the certificate."""
     import warpcheck._makespan.search as search
 
-    monkeypatch.setattr(search, "check", lambda cert: time.sleep(30))
+    monkeypatch.setattr(search, "check", _alarm)
     cert = tmp_path / "c.json"
     argv = ["makespan", "LLCLL", "-W", "4", "--sigma", "L=1", "--sigma", "C=1", "--method", "enumerate",
-            "--timeout", "2", "--certificate", str(cert), "--json"]
-    assert main(argv) == 4
+            "--timeout", "60", "--certificate", str(cert), "--json"]
+    assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert (out["makespan"], out["exact"], out["certificate"]) == (17, True, None)
     assert "not written" in out["note"] and not cert.exists()
-    assert main(argv[:-1]) == 4  # the text says why no file was written, not that no answer was exact
-    assert "certificate: none written (--timeout ran out while it was checked)" in capsys.readouterr().out
+    assert main(argv[:-1]) == 0  # the text says why no file was written, and how to write it
+    text = capsys.readouterr().out
+    assert "certificate: none written (--timeout ran out while it was checked)" in text
+    assert "run again with a longer --timeout and --certificate FILE" in text
+
+
+def test_an_interval_whose_time_the_set_up_used_up_still_has_both_ends(monkeypatch):
+    """A deadline already past (set-up ate it) still gets one policy run: a lower end, and the closed upper bound."""
+    from warpcheck._makespan.interval import interval_only
+    from warpcheck.models.makespan.kernel import parse_kernel, parse_sigmas, transform
+
+    kernel = transform(parse_kernel("LLCLM"), parse_sigmas(["L=1", "C=1", "M=1"]))
+    out = interval_only(kernel, 8, time.monotonic() - 1.0, None)
+    assert out.makespan and out.upper is not None and out.makespan <= out.upper[0]
+
+
+def test_the_alarm_during_the_estimates_still_prints_the_interval(capsys, monkeypatch):
+    from functools import partial
+
+    import warpcheck._makespan.search as search
+
+    monkeypatch.setattr(search, "_approx", _alarm)
+    monkeypatch.setattr(search, "interval_only", partial(search.interval_only, runs=25))  # work, not the clock
+    argv = ["makespan", "LLCLCCLLLCLCCLLLCCLM", "-W", "32", "--sigma", "L=1", "--sigma", "C=1", "--sigma", "M=1",
+            "--method", "interval", "--json"]
+    assert main(argv) == 4
+    out = json.loads(capsys.readouterr().out)
+    assert 0 < out["makespan"] <= out["upper"]["value"] and out["exact"] is False and out["approximation"] is None
 
 
 def test_auto_pairs_one_method_s_bound_with_another_s_run_and_certifies_the_pair():

@@ -23,6 +23,7 @@ from warpcheck.verify.result import Result, Status
 
 Prop = Callable[[Any, dict], Any]
 Progress = Callable[[str], None]
+Established = Callable[[str, int], None]  # (what, how much): "clean" depth, "lemmas" proved; kept by a stopped run
 
 
 TIMER_SLACK = 0.1  # seconds
@@ -76,11 +77,12 @@ STEP_BUDGET = 2.0  # seconds: a depth that takes longer to clear switches BMC to
 
 
 def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = None,
-        progress: Progress | None = None) -> Result:
+        progress: Progress | None = None, established: Established | None = None) -> Result:
     """Search a violation of ``prop`` within ``depth`` cycles: the shortest while each depth is cheap.
 
     Depths are cleared one by one (incremental, activation literals) so a
-    violation found that way is the shortest.  Clearing a depth gets
+    violation found that way is the shortest (``established("clean", k)`` is told
+    each depth k cleared, so that a stop keeps it).  Clearing a depth gets
     exponentially harder; once one takes over STEP_BUDGET seconds the search
     asks once for a violation anywhere in the remaining depths, then tries to
     shorten what it found within the time left.
@@ -103,6 +105,8 @@ def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = No
         if r != z3.unsat:
             return _gave_up("bmc", k, dl, k - 1, f"solver returned unknown at depth {k}")
         s.add(z3.Not(bad))
+        if established:
+            established("clean", k)
         if time.monotonic() - t0 > STEP_BUDGET and k < depth:
             return _bmc_rest(s, u, prop, k, depth, dl, progress)
     return Result(Status.PASS, "bmc", depth, bounded=True, seconds=dl.elapsed(),
@@ -188,16 +192,21 @@ class _BaseCase:
 
 
 def kinduction(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None = None,
-               use_lemmas: bool = True, progress: Progress | None = None) -> Result:
+               use_lemmas: bool = True, progress: Progress | None = None, established: Established | None = None,
+               lemma_cache: str | None = None) -> Result:
     """Prove ``prop`` for every depth: base case by BMC, step case with simple paths.
 
-    The model's candidate lemmas are first proved (``prove_lemmas``); only the
-    proved ones strengthen the step case, so a wrong lemma is never assumed.
+    The model's candidate lemmas are first proved (``prove_lemmas``, kept in
+    ``lemma_cache`` if given); only the proved ones strengthen the step case,
+    so a wrong lemma is never assumed.
     """
     dl = Deadline(timeout)
-    proved, rejected = prove_lemmas(ts, dl.left_ms) if use_lemmas else ([], [])
+    proved, rejected = prove_lemmas(ts, dl.left_ms, lemma_cache, progress) if use_lemmas else ([], [])
     if progress and use_lemmas:
-        progress(f"lemmas: {len(proved)} proved, {len(rejected)} rejected ({dl.elapsed():.1f} s)")
+        progress(f"lemmas: {len(proved)} proved, {len(rejected)} rejected ({dl.elapsed():.1f} s)" if proved or
+                 not dl.expired() else f"lemmas: Houdini did not finish in time ({dl.elapsed():.1f} s)")
+    if established and proved:
+        established("lemmas", len(proved))
     base, step = _BaseCase(ts, prop, dl), _StepCase(ts, prop, [f for _, f in proved], dl)
     names = [n for n, _ in proved]
     for k in range(max_k + 1):
@@ -206,6 +215,8 @@ def kinduction(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float 
             return Result(Status.FAIL, "kind", k, seconds=dl.elapsed(), trace=base.u.trace(base.s.model(), k))
         if r != z3.unsat:
             return _gave_up("kind", k, dl, k - 1, "base case gave up")
+        if established:
+            established("clean", k)
         r = step.check(k + 1)
         if progress:
             progress(f"k-induction k={k + 1}: base case holds to depth {k}, step case {r}")
@@ -240,22 +251,25 @@ def random_phase(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: floa
 
 
 def auto(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None = None,
-         progress: Progress | None = None) -> Result:
+         progress: Progress | None = None, lemma_cache: str | None = None) -> Result:
     """A portfolio: k-induction, BMC to depth ``max_k`` and random runs in three processes; the first conclusive answer wins.
 
     A FAIL from any, or a PASS from k-induction, ends the run.  When
     k-induction does not close, the BMC search goes on (within the timeout) and
     the answer is UNKNOWN with the depth it reached, never a PASS.  The random
     runs reach violations deeper than BMC's depth (a run of many stalls); they
-    can only end FAIL.
+    can only end FAIL.  What the members establish on the way (depths cleared,
+    lemmas proved) is reported by a TIMEOUT; the lemmas are kept in
+    ``lemma_cache`` for the next run.
     """
     if multiprocessing.current_process().daemon:  # no children allowed: run the two one after the other
-        return _auto_in_process(ts, prop, max_k, timeout, progress)
+        return _auto_in_process(ts, prop, max_k, timeout, progress, lemma_cache)
     dl = Deadline(timeout)
     ctx = multiprocessing.get_context("fork")
     answers: Any = ctx.Queue()
-    runs = {name: ctx.Process(target=_portfolio_child, args=(answers, name, ts, prop, max_k, timeout, progress),
-                              daemon=True) for name in ("kind", "bmc", "random")}
+    runs = {name: ctx.Process(target=_portfolio_child, args=(answers, name, ts, prop, max_k, timeout, progress,
+                                                             lemma_cache), daemon=True)
+            for name in ("kind", "bmc", "random")}
     for p in runs.values():
         p.start()
     try:
@@ -268,10 +282,13 @@ def auto(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None
 
 
 def _portfolio_child(answers: Any, name: str, ts: TransitionSystem, prop: Prop, max_k: int,
-                     timeout: float | None, progress: Progress | None) -> None:
+                     timeout: float | None, progress: Progress | None, lemma_cache: str | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the loser is terminate()d: end at once, whatever the parent set
+    told: dict[str, Any] = {"bmc": {}, "random": {}, "kind": {"lemma_cache": lemma_cache}}[name]
+    if name != "random":
+        told["established"] = lambda what, n: answers.put((NOTE, (name, what, n)))
     try:
-        answers.put((name, ENGINES[name](ts, prop, max_k, timeout, progress=progress)))
+        answers.put((name, ENGINES[name](ts, prop, max_k, timeout, progress=progress, **told)))
     except KeyboardInterrupt:
         pass
     except Exception as e:  # a kit bug: report it as ERROR, never as a verdict
@@ -279,18 +296,24 @@ def _portfolio_child(answers: Any, name: str, ts: TransitionSystem, prop: Prop, 
 
 
 RANDOM_GRACE = 10.0  # seconds BMC still gets, after a random FAIL, to find a shorter (the shortest) violation
+NOTE = "note"  # a member's word on what it established so far, not an answer
+ANSWER_GRACE = 0.2  # seconds past the deadline the members get to answer: less than the run guard's backstop
 
 
 def _first_conclusive(answers: Any, dl: Deadline, runs: dict[str, Any]) -> Result:
     got: dict[str, Result] = {}
+    notes: dict[tuple[str, str], int] = {}  # (member, "clean" or "lemmas") -> the most it established
     held: Result | None = None  # a random run's FAIL, returned unless BMC finds one first within the grace
     grace_end: float | None = None
     while len(got) < len(runs):
         end = dl.end if grace_end is None else min(grace_end, dl.end or grace_end)
         try:
-            name, r = answers.get(timeout=None if end is None else max(0.05, end - time.monotonic() + 1))
+            name, r = answers.get(timeout=None if end is None else max(0.05, end - time.monotonic() + ANSWER_GRACE))
         except queue.Empty:
             break
+        if name == NOTE:
+            notes[r[:2]] = r[2]
+            continue
         got[name] = r
         r.engine = f"auto:{name}"
         if name == "random" and r.status is Status.FAIL:
@@ -303,29 +326,51 @@ def _first_conclusive(answers: Any, dl: Deadline, runs: dict[str, Any]) -> Resul
             r.seconds = dl.elapsed()
             return r
     if held is not None:
-        held.seconds = dl.elapsed()
-        return held
-    return _merge_inconclusive(got, dl)
+        return _random_fail(held, max(notes.get(("bmc", "clean"), -1), notes.get(("kind", "clean"), -1)), dl)
+    return _merge_inconclusive(got, dl, notes)
 
 
-def _merge_inconclusive(got: dict[str, Result], dl: Deadline) -> Result:
-    kind, deep = got.get("kind"), got.get("bmc")
+def _random_fail(held: Result, clean: int, dl: Deadline) -> Result:
+    """A random run's FAIL, with what BMC excluded meanwhile (depths 0 .. ``clean`` hold)."""
+    held.seconds = dl.elapsed()
+    if clean >= held.depth - 1:
+        held.message = f"shortest violation: at depth {held.depth}, found by random runs; none at a smaller depth (BMC)"
+    elif clean >= 0:
+        held.message = (f"violation at depth {held.depth}, found by random runs; none up to depth {clean} (BMC), "
+                        f"depths {clean + 1} .. {held.depth - 1} not excluded")
+    return held
+
+
+def _established(clean: int, notes: dict[tuple[str, str], int]) -> str:
+    """What the members established before the stop (depths 0 .. ``clean`` hold), said in words."""
+    said = [f"no violation up to depth {clean}"] if clean >= 0 else []
+    if ("kind", "lemmas") in notes:
+        said.append(f"{notes['kind', 'lemmas']} lemmas proved")
+    return f"; established: {', '.join(said)}" if said else ""
+
+
+def _merge_inconclusive(got: dict[str, Result], dl: Deadline, notes: dict[tuple[str, str], int] | None = None,
+                        ) -> Result:
+    kind, deep, notes = got.get("kind"), got.get("bmc"), notes or {}
     searched = f"; BMC found no violation up to depth {deep.depth}" if deep and deep.status is Status.PASS else ""
     if kind is None or kind.status is Status.TIMEOUT or dl.expired():
-        return Result(Status.TIMEOUT, "auto", deep.depth if deep else 0, seconds=dl.elapsed(),
-                      message=f"k-induction did not finish in time{searched}")
+        clean = deep.depth if deep and deep.status is Status.PASS else \
+            max(notes.get(("bmc", "clean"), -1), notes.get(("kind", "clean"), -1))
+        return Result(Status.TIMEOUT, "auto", max(clean, 0), seconds=dl.elapsed(),
+                      message=f"k-induction did not finish in time{_established(clean, notes)}")
     return Result(Status.UNKNOWN, "auto", kind.depth, seconds=dl.elapsed(), lemmas=kind.lemmas,
                   rejected_lemmas=kind.rejected_lemmas, message=f"{kind.message}{searched}")
 
 
 def _auto_in_process(ts: TransitionSystem, prop: Prop, max_k: int, timeout: float | None,
-                     progress: Progress | None) -> Result:
+                     progress: Progress | None, lemma_cache: str | None = None) -> Result:
     dl = Deadline(timeout)
     shot = random_phase(ts, prop, max_k, timeout, progress)
     if shot.status in (Status.FAIL, Status.ERROR):
         shot.engine = "auto:random"
         return shot
-    first = kinduction(ts, prop, max_k, dl.left_ms() and dl.left_ms() / 1000, progress=progress)  # type: ignore[operator]
+    first = kinduction(ts, prop, max_k, dl.left_ms() and dl.left_ms() / 1000, progress=progress,  # type: ignore[operator]
+                       lemma_cache=lemma_cache)
     first.engine = "auto:kind"
     if first.status in (Status.PASS, Status.FAIL, Status.ERROR):
         return first

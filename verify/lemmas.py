@@ -9,7 +9,9 @@ like any other lemma, never assumed on the pre-state.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 import z3
 
@@ -17,6 +19,7 @@ from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.ts import TransitionSystem, Var
+from warpcheck.verify.lemma_cache import LemmaCache
 
 Lemma = tuple[str, Callable[[Any, dict], Any]]
 
@@ -46,15 +49,91 @@ def _ranges(ts: TransitionSystem) -> list[Lemma]:
 
 
 def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambda: None,
+                 cache: str | Path | None = None, progress: Callable[[str], None] | None = None,
                  ) -> tuple[list[Lemma], list[str]]:
-    """Split the model's lemmas into proved ones and rejected names."""
-    live = _candidates(ts)
-    seen_false = refuted_by_runs(ts, live)
-    u = Unrolling(ts, "h.")
-    init_ok = _filter_init(u, [x for x in live if x[0] not in seen_false], left_ms)
-    proved = _preserved(u, init_ok, left_ms, ts.lemma_batch)
-    done = {n for n, _ in proved}
-    return proved, [n for n, _ in live if n not in done]
+    """Split the model's lemmas into proved ones and rejected names.
+
+    ``cache``: a folder where the work is kept (:mod:`warpcheck.verify.lemma_cache`): a run with the
+    same formulas reads the proved lemmas back, or resumes where an earlier one stopped.
+    """
+    live, u = _candidates(ts), Unrolling(ts, "h.")
+    work = Work(LemmaCache(cache, u, live) if cache is not None else None)
+    if work.proved is not None:
+        if progress:
+            progress(f"lemmas: read back from {work.where} (proved by an earlier run of this exact model)")
+        return [x for x in live if x[0] in work.proved], [n for n, _ in live if n not in work.proved]
+    if progress and work.resumed:
+        progress(f"lemmas: resuming where an earlier run stopped ({len(work.rejected)} candidates rejected, "
+                 f"{len(work.preserved)} shown preserved; {work.where})")
+    init_ok = _initially(ts, u, live, work, left_ms)
+    if init_ok is None:
+        return [], [n for n, _ in live]
+    found = _preserved(u, init_ok, left_ms, ts.lemma_batch, work)
+    if found is None:
+        return [], [n for n, _ in live]
+    done = {n for n, _ in found}
+    work.finish(done)
+    return found, [n for n, _ in live if n not in done]
+
+
+def _initially(ts: TransitionSystem, u: Unrolling, live: list[Lemma], work: "Work",
+               left_ms: Callable[[], int | None]) -> list[Lemma] | None:
+    """The candidates no random run refutes and every initial state satisfies (None: undecided).
+
+    An earlier run of the same model that got past this point has rejected the others already.
+    """
+    if work.stage != "step":
+        work.drop(refuted_by_runs(ts, [x for x in live if x[0] not in work.rejected]))
+        init_ok = _filter_init(u, [x for x in live if x[0] not in work.rejected], left_ms)
+        if init_ok is None:
+            return None
+        work.drop({n for n, _ in live} - {n for n, _ in init_ok})
+        work.stage = "step"
+        work.held([])
+    return [x for x in live if x[0] not in work.rejected]
+
+
+class Work:
+    """What Houdini has established so far: rejected candidates, candidates shown preserved, kept in a cache.
+
+    ``preserved`` holds the candidates one step was shown to preserve assuming every candidate not
+    rejected: valid while ``rejected`` stays as it is, so a rejection empties it.
+    """
+
+    SAVE_EVERY = 0.0  # seconds between two writes of the cache (a write costs about 1 ms, a query more)
+
+    def __init__(self, store: LemmaCache | None) -> None:
+        kept = store.load() if store else None
+        self.store, self.resumed, self.saved = store, kept is not None, time.monotonic()
+        self.rejected: set[str] = set(kept["rejected"]) if kept else set()
+        self.preserved: set[str] = set(kept.get("preserved") or []) if kept else set()
+        self.proved: set[str] | None = set(kept["proved"]) if kept and kept["proved"] is not None else None
+        self.where = store.path if store else None
+        self.stage = kept.get("stage", "") if kept else ""  # "step": past the random runs and the initial states
+
+    def drop(self, names: Iterable[str]) -> None:
+        """Candidates rejected: kept at once, so that a stop loses none of them."""
+        new = set(names) - self.rejected
+        if new or not self.resumed:
+            self.rejected |= new
+            self.preserved.clear()
+            self._save()
+
+    def held(self, names: Iterable[str]) -> None:
+        """Candidates one step preserves under every candidate not rejected."""
+        self.preserved.update(names)
+        if time.monotonic() - self.saved >= self.SAVE_EVERY:
+            self._save()
+
+    def finish(self, proved: set[str]) -> None:
+        """Houdini ended: the lemmas proved."""
+        self.proved = proved
+        self._save()
+
+    def _save(self) -> None:
+        if self.store:
+            self.store.save(self.rejected, self.proved, self.preserved, self.stage)
+        self.saved = time.monotonic()
 
 
 def refuted_by_runs(ts: TransitionSystem, live: list[Lemma], runs: int = 4, cycles: int = 40,
@@ -81,26 +160,29 @@ def _inputs(rng: random.Random, ts: TransitionSystem) -> dict[str, Any]:
     return {v.name: _pick(rng, v) for v in ts.input_vars()}
 
 
-def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None], batch: int = 1) -> list[Lemma]:
-    """The largest subset whose conjunction one step preserves.
+def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None], batch: int = 1,
+               work: Work | None = None) -> list[Lemma] | None:
+    """The largest subset whose conjunction one step preserves (None: a query could not be decided).
 
     The candidates are asserted before the step and each is asked about after
     it on its own (many small incremental queries are far faster here than one
     large disjunction, and plain assertions faster than activation literals).
-    When one fails, the solver is rebuilt without it.
+    When one fails, the solver is rebuilt without it.  ``work`` is told what
+    is established, and what it already holds is not asked again.
     """
-    alive = dict(live)
+    alive, work = dict(live), work or Work(None)
     while True:
         s = z3.SolverFor(u.logic)
         s.add(u.trans(0), *[u.holds(f, 0) for f in alive.values()])
-        after = {n: u.holds(f, 1) for n, f in alive.items()}
-        broken = _first_broken(s, after, left_ms, batch)
+        after = {n: u.holds(f, 1) for n, f in alive.items() if n not in work.preserved}
+        broken = _first_broken(s, after, left_ms, batch, work.held)
         if broken is None:  # could not decide: keep nothing rather than assume
-            return []
+            return None
         if not broken:
             return list(alive.items())
         for n in broken:
             del alive[n]
+        work.drop(broken)
 
 
 # Candidates per query (a model's ``lemma_batch``).  The front end at W = 16: 1, 8, 32, 128 took
@@ -109,10 +191,11 @@ def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None
 
 
 def _first_broken(s: z3.Solver, after: dict[str, Any], left_ms: Callable[[], int | None],
-                  batch: int = 1) -> list[str] | None:
+                  batch: int = 1, held: Callable[[list[str]], None] = lambda names: None) -> list[str] | None:
     """The candidates falsified after the step in the first counter-model found ([] if none; None if unknown).
 
-    Candidates are asked in batches of ``batch`` (one query: is any of them false?).
+    Candidates are asked in batches of ``batch`` (one query: is any of them false?); ``held`` is told
+    each batch that holds.
     """
     items = list(after.items())
     for k in range(0, len(items), batch):
@@ -120,6 +203,7 @@ def _first_broken(s: z3.Solver, after: dict[str, Any], left_ms: Callable[[], int
             s.set("timeout", left_ms())
         r = check(s, z3.Not(z3.And([h for _, h in items[k:k + batch]])))
         if r == z3.unsat:
+            held([n for n, _ in items[k:k + batch]])
             continue
         if r != z3.sat:
             return None
@@ -128,8 +212,8 @@ def _first_broken(s: z3.Solver, after: dict[str, Any], left_ms: Callable[[], int
     return []
 
 
-def _filter_init(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None]) -> list[Lemma]:
-    """The candidates that hold in every initial state (one query while all of them hold)."""
+def _filter_init(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None]) -> list[Lemma] | None:
+    """The candidates that hold in every initial state, one query while all of them hold (None: undecided)."""
     s = z3.SolverFor(u.logic)
     s.add(u.init())
     held = [(n, f, u.holds(f, 0)) for n, f in live]
@@ -140,7 +224,7 @@ def _filter_init(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | No
         if r == z3.unsat:
             break
         if r != z3.sat:  # could not decide: keep nothing rather than assume
-            return []
+            return None
         m = s.model()
         held = [(n, f, h) for n, f, h in held if not z3.is_false(m.eval(h, model_completion=True))]
     return [(n, f) for n, f, _ in held]

@@ -94,5 +94,5 @@ def random_runs(ts: TransitionSystem, prop: Prop, steps: int, cycles: int, seed:
         return Result(Status.UNKNOWN, "random", cycles, seconds=seconds,
                       message=f"no violation in {run} random runs ({done} cycles); not a proof")
     return Result(Status.FAIL, "random", len(best.inputs), seconds=seconds, trace=best,
-                  message=f"violation at cycle {len(best.inputs)} found by {run} random runs (seed {seed}); "
+                  message=f"violation at depth {len(best.inputs)} found by {run} random runs (seed {seed}); "
                           "shorter ones not excluded")

@@ -122,13 +122,18 @@ class SMOptions:
         return config_from_mapping({**base, **changes}, where=self.config or "the SM configuration")
 
 
+LEMMA_CACHE = "warpcheck-out/.lemmas"  # lemmas proved, per exact model (verify/lemma_cache.py)
+
+
 @dataclass(frozen=True)
 class ProveOptions(SMOptions):
     """``warpcheck prove``: a property of a design, proved (or refuted, with a witness) for every input.
 
     ``property`` defaults to exact for SWaS, oracle for the baseline and for
     ``all_warps``; ``depth`` to the configuration's horizon (:func:`default_depth`,
-    plus the prologue); ``witness`` to ``warpcheck-out/NAME.json``.
+    plus the prologue); ``witness`` to ``warpcheck-out/NAME.json``; ``lemma_cache``
+    is the folder where proved lemmas are kept for the next run of the same proof
+    (``warpcheck-out/.lemmas``; None: keep nothing).
     """
 
     property: str | None = None
@@ -141,6 +146,7 @@ class ProveOptions(SMOptions):
     recheck: bool = False
     all_warps: bool = False
     prologue: int = 0
+    lemma_cache: str | None = LEMMA_CACHE
 
     def __post_init__(self) -> None:
         self._check_sm()
@@ -149,7 +155,7 @@ class ProveOptions(SMOptions):
         settle(self, depth=optional_integer("depth", self.depth, 1), timeout=seconds("timeout", self.timeout),
                memory=gib("memory", self.memory), witness=path("witness", self.witness), vcd=path("vcd", self.vcd),
                recheck=flag("recheck", self.recheck), all_warps=flag("all_warps", self.all_warps),
-               prologue=integer("prologue", self.prologue, 0))
+               prologue=integer("prologue", self.prologue, 0), lemma_cache=path("lemma_cache", self.lemma_cache))
         distinct_paths(self, inputs=("config",), outputs=("witness", "vcd"))
         if self.all_warps and self.recheck:
             raise OptionError("recheck", True, "re-checks a proof for one number of warps; it is not available "

@@ -1,6 +1,7 @@
 """A proof run of the SM front end: the engine, the witness of a FAIL and its replays, the second solver's re-check."""
 from __future__ import annotations
 
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,11 +88,22 @@ class ProveOutcome:
             out["not_replayed"] = self.not_replayed
         return out
 
+    def _cycles(self) -> str:
+        """Depths in cycles, said once: the issue record of cycle t is checked at depth t + 1."""
+        r = self.result
+        if self.options.all_warps or r.depth < 1 or (r.status is Status.PASS and not r.bounded):
+            return ""  # an unbounded PASS: its depth is the induction's k, not cycles checked
+        if self.replays:
+            return f" (violation at cycle {self.replays[0].first_violation}; cycle t is checked at depth t + 1)"
+        cycles = "cycle 0" if r.depth == 1 else f"cycles 0 .. {r.depth - 1}"
+        return f" ({cycles} checked: cycle t is checked at depth t + 1)"
+
     def report(self) -> str:
         """What ``warpcheck prove`` prints."""
         r = self.result
         lines = [f"{r.label}  {self.name}: {get_property(self.options.prop).summary}",
-                 f"  engine {r.engine}, depth {r.depth}, {r.seconds:.2f} s" + (f"; {r.message}" if r.message else "")]
+                 f"  engine {r.engine}, depth {r.depth}{self._cycles()}, {r.seconds:.2f} s"
+                 + (f"; {r.message}" if r.message else "")]
         if r.lemmas:
             ranges = sum(n.startswith("range:") for n in r.lemmas)
             lines.append(f"  rests on: the reference {self.reference}; {len(r.lemmas)} lemmas proved before use "
@@ -115,14 +127,35 @@ def _engine_run(o: ProveOptions, model: FrontEnd | None, progress: Progress) -> 
     lifted = None if model is not None else _lifted(o, progress)
     if lifted is not None:
         return lifted
-    timeout = None if o.timeout is None else max(o.timeout - (time.monotonic() - t0), 0.001)
+    timeout = _time_left(o.timeout, t0)
     ts = get_property(o.prop).checked(model or FrontEnd(o.sm))
+    kept = {"lemma_cache": o.lemma_cache} if o.engine in ("auto", "kind") and model is None and o.lemma_cache else {}
     if o.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
         pts = Prologue(ts, o.prologue + 1)
-        r = engine(o.engine)(pts, pts.guard(ts.agree), o.horizon, timeout, progress=progress)
+        r = engine(o.engine)(pts, pts.guard(ts.agree), o.horizon, timeout, progress=progress, **kept)
         r.message = "; ".join(filter(None, [r.message, f"cycles 0 .. {o.prologue - 1} not checked (prologue)"]))
-        return r
-    return engine(o.engine)(ts, ts.agree, o.horizon, timeout, progress=progress)
+        return _kept(r, kept)
+    return _kept(engine(o.engine)(ts, ts.agree, o.horizon, timeout, progress=progress, **kept), kept)
+
+
+def _time_left(timeout: float | None, t0: float) -> float | None:
+    """The engine's time: the timeout less what this run spent, ending before the run guard's alarm with room
+    to report what the engine established (the alarm counts the set-up before this point)."""
+    if timeout is None:
+        return None
+    left = timeout - (time.monotonic() - t0)
+    alarm = signal.getitimer(signal.ITIMER_REAL)[0]
+    if alarm > 0:
+        left = min(left, alarm - max(0.6, 0.02 * timeout))
+    return max(left, 0.001)
+
+
+def _kept(r: Result, kept: dict[str, str]) -> Result:
+    """A stopped run says where its proved lemmas wait for the next run."""
+    if r.status is Status.TIMEOUT and kept:
+        r.message += (f"; the lemma work done so far is kept in {kept['lemma_cache']}/: the same proof run again "
+                      "(with a longer timeout, say) resumes from it")
+    return r
 
 
 def _lifted(o: ProveOptions, progress: Progress) -> Result | None:
@@ -169,8 +202,9 @@ def prove_run_bounded(o: ProveOptions) -> ProveOutcome:
         with guarded(o.timeout, start):
             return prove_run(o)
     except RunTimeout:
+        kept = f"; lemmas proved so far are kept in {o.lemma_cache}/ for the next run" if o.lemma_cache else ""
         return ProveOutcome(o, Result(Status.TIMEOUT, o.engine, 0, seconds=time.monotonic() - start,
-                                      message=f"did not finish within {o.timeout:g} s (set-up included)"))
+                                      message=f"did not finish within {o.timeout:g} s (set-up included){kept}"))
 
 
 def _attach_witness(out: ProveOutcome) -> None:

@@ -58,7 +58,8 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
           runs: int | None = None, keep: list[Any] | None = None, lp: bool = True) -> Outcome:
     """Tighten ``found`` (exact or not) into a certified interval: local search below, closed bounds above.
 
-    ``runs`` bounds the local search by work; without it, it runs until ``deadline``.  ``keep`` receives
+    ``runs`` bounds the local search by work; without it, it runs until ``deadline``, and at least once
+    (a deadline that the set-up used up still gets one run, so the interval has a lower end).  ``keep`` receives
     (length, simulator, run) of each longer run at once, so that a caller stopped by the alarm still has it.
     ``lp``: whether the backlog LP may be solved (else the closed forms only, which cost nothing).
     """
@@ -81,7 +82,7 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
     if progress:
         progress(line(best_len, upper, f"bound by {upper_by}"))
     mine = None
-    while (runs is None or search.runs < runs) and time.monotonic() < deadline and best_len < upper:
+    while (runs is None or search.runs < runs) and (time.monotonic() < deadline or not best_len) and best_len < upper:
         step = SLICE_RUNS if runs is None else min(SLICE_RUNS, runs - search.runs)
         before = search.runs
         got = search.more(step, deadline - POST_RUNS * search.last, target=upper)

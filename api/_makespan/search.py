@@ -50,7 +50,10 @@ def solve(o: MakespanOptions, progress: Progress = None) -> MakespanResult:
     deadline = _deadline(started, budget)
     t0 = time.monotonic()
     r.timings["pessimistic"] = t0 - started
-    estimate = _approx(kernel, warps, x, APPROX_SHARE * budget)
+    try:
+        estimate = _approx(kernel, warps, x, APPROX_SHARE * budget)
+    except RunTimeout:  # the alarm came during the estimate: the method still gives what it finds at once
+        estimate = None
     r.timings["approx"] = time.monotonic() - t0
     r.approximation = {"value": estimate[0], "x": x, "y": estimate[1]} if estimate else None
     t0 = time.monotonic()
@@ -140,7 +143,7 @@ def _certify(o: MakespanOptions, r: MakespanResult, out: Outcome) -> None:
 
     A closed form met by the run is an interval of one.  A large table (an enumeration's, 161k entries at
     W = 32) may take longer to check than the search left of the budget: the answer is then still reported,
-    not proved again, without the certificate (code 4), rather than lost to a TIMEOUT.
+    not proved again, without the certificate (an exact answer still exits 0), rather than lost to a TIMEOUT.
     """
     assert out.proof is not None and out.schedule is not None
     try:
@@ -156,7 +159,9 @@ def _certify(o: MakespanOptions, r: MakespanResult, out: Outcome) -> None:
     except RunTimeout:
         r.unchecked = f"{guard.stop_cause()} while it was checked"
         r.note += f"; {guard.stop_cause()} while the certificate was checked" + \
-            (f": {o.certificate} not written" if isinstance(o.certificate, str) else "")
+            (f": {o.certificate} not written" if isinstance(o.certificate, str) else "") + \
+            ("; the answer stands (the search proved it), its independent re-check was not done: to write it, run "
+             "again with a longer --timeout and --certificate FILE" if out.exact else "")
         r.certificate_asked = bool(o.certificate)
         return
     r.certificate = cert

@@ -116,9 +116,18 @@ def _add_prove(sub: Any) -> None:
     p.add_argument("--prologue", type=int, metavar="N",
                    help="ignore violations in the first N cycles, as the paper measures after a prologue "
                         f"(default {P.prologue}: the warm start already has full ibuffers)")
+    p.add_argument("--lemma-cache", metavar="DIR", type=output_folder(P.lemma_cache or ""),
+                   help="folder where the lemmas proved are kept, per exact model, so that the same proof run "
+                        f"again (after a timeout, say) starts where it stopped (default {P.lemma_cache})")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=_prove)
+    p.set_defaults(func=_prove, kept_on_stop=_lemmas_kept)
+
+
+def _lemmas_kept(a: argparse.Namespace) -> str:
+    """What a stopped proof keeps: its lemma work, for the next run of the same proof."""
+    folder = a.lemma_cache or ProveOptions.lemma_cache
+    return f"; the lemma work done so far is kept in {folder}/ (run the same proof again to resume)" if folder else ""
 
 
 def register(sub: Any) -> None:
