@@ -18,6 +18,7 @@ from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.ts import TransitionSystem
 from warpcheck.verify.lemmas import prove_lemmas
+from warpcheck.verify.progress import every
 from warpcheck.verify.random_runs import random_runs
 from warpcheck.verify.result import Result, Status
 
@@ -85,7 +86,7 @@ def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = No
     asks once for a violation anywhere in the remaining depths, then tries to
     shorten what it found within the time left.
     """
-    dl, u = Deadline(timeout), Unrolling(ts, "b.")
+    dl, u, tick = Deadline(timeout), Unrolling(ts, "b."), every(progress)  # one depth line per period
     s = _solver(dl, u)
     s.add(u.init())
     for k in range(depth + 1):
@@ -95,8 +96,7 @@ def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = No
         s.add(z3.Implies(bad, z3.Not(u.holds(prop, k))))
         t0 = time.monotonic()
         r = _check(s, dl, bad)
-        if progress:
-            progress(f"bmc depth {k}: {r}")
+        tick(f"bmc depth {k}: {r} ({dl.elapsed():.0f} s)")
         if r == z3.sat:
             return Result(Status.FAIL, "bmc", k, seconds=dl.elapsed(), trace=u.trace(s.model(), k),
                           message=f"shortest violation: none at a smaller depth than {k}")
@@ -195,7 +195,7 @@ def kinduction(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float 
     proved ones strengthen the step case, so a wrong lemma is never assumed.
     """
     dl = Deadline(timeout)
-    proved, rejected = prove_lemmas(ts, dl.left_ms) if use_lemmas else ([], [])
+    proved, rejected = prove_lemmas(ts, dl.left_ms, progress) if use_lemmas else ([], [])
     if progress and use_lemmas:
         progress(f"lemmas: {len(proved)} proved, {len(rejected)} rejected ({dl.elapsed():.1f} s)")
     base, step = _BaseCase(ts, prop, dl), _StepCase(ts, prop, [f for _, f in proved], dl)

@@ -17,6 +17,7 @@ from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.ts import TransitionSystem, Var
+from warpcheck.verify.progress import Progress, always, every
 
 Lemma = tuple[str, Callable[[Any, dict], Any]]
 
@@ -46,13 +47,17 @@ def _ranges(ts: TransitionSystem) -> list[Lemma]:
 
 
 def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambda: None,
-                 ) -> tuple[list[Lemma], list[str]]:
-    """Split the model's lemmas into proved ones and rejected names."""
+                 progress: Progress | None = None) -> tuple[list[Lemma], list[str]]:
+    """Split the model's lemmas into proved ones and rejected names (``progress``: a line per phase, and
+    every few seconds while one step's preservation is checked)."""
+    say = always(progress)
     live = _candidates(ts)
     seen_false = refuted_by_runs(ts, live)
+    say(f"lemmas: {len(live)} candidates, {len(seen_false)} refuted by random runs")
     u = Unrolling(ts, "h.")
     init_ok = _filter_init(u, [x for x in live if x[0] not in seen_false], left_ms)
-    proved = _preserved(u, init_ok, left_ms, ts.lemma_batch)
+    say(f"lemmas: {len(init_ok)} hold in every initial state; checking that one step preserves them")
+    proved = _preserved(u, init_ok, left_ms, ts.lemma_batch, every(progress))
     done = {n for n, _ in proved}
     return proved, [n for n, _ in live if n not in done]
 
@@ -81,7 +86,8 @@ def _inputs(rng: random.Random, ts: TransitionSystem) -> dict[str, Any]:
     return {v.name: _pick(rng, v) for v in ts.input_vars()}
 
 
-def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None], batch: int = 1) -> list[Lemma]:
+def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None], batch: int = 1,
+               tick: Progress = lambda msg: None) -> list[Lemma]:
     """The largest subset whose conjunction one step preserves.
 
     The candidates are asserted before the step and each is asked about after
@@ -89,18 +95,22 @@ def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None
     large disjunction, and plain assertions faster than activation literals).
     When one fails, the solver is rebuilt without it.
     """
-    alive = dict(live)
+    alive, rounds, dropped = dict(live), 0, 0
     while True:
+        rounds += 1
         s = z3.SolverFor(u.logic)
         s.add(u.trans(0), *[u.holds(f, 0) for f in alive.values()])
         after = {n: u.holds(f, 1) for n, f in alive.items()}
-        broken = _first_broken(s, after, left_ms, batch)
+        def checked(k: int, r: int = rounds, n: int = len(after), d: int = dropped) -> None:
+            tick(f"lemmas: round {r}, {k} of {n} checked, {d} dropped")
+        broken = _first_broken(s, after, left_ms, batch, checked)
         if broken is None:  # could not decide: keep nothing rather than assume
             return []
         if not broken:
             return list(alive.items())
         for n in broken:
             del alive[n]
+        dropped += len(broken)
 
 
 # Candidates per query (a model's ``lemma_batch``).  The front end at W = 16: 1, 8, 32, 128 took
@@ -109,13 +119,14 @@ def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None
 
 
 def _first_broken(s: z3.Solver, after: dict[str, Any], left_ms: Callable[[], int | None],
-                  batch: int = 1) -> list[str] | None:
+                  batch: int = 1, checked: Callable[[int], None] = lambda k: None) -> list[str] | None:
     """The candidates falsified after the step in the first counter-model found ([] if none; None if unknown).
 
     Candidates are asked in batches of ``batch`` (one query: is any of them false?).
     """
     items = list(after.items())
     for k in range(0, len(items), batch):
+        checked(k)
         if left_ms() is not None:
             s.set("timeout", left_ms())
         r = check(s, z3.Not(z3.And([h for _, h in items[k:k + batch]])))

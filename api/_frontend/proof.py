@@ -115,6 +115,8 @@ def _engine_run(o: ProveOptions, model: FrontEnd | None, progress: Progress) -> 
     if lifted is not None:
         return lifted
     timeout = None if o.timeout is None else max(o.timeout - (time.monotonic() - t0), 0.001)
+    if progress:
+        progress(f"engine {o.engine}: building the model at {o.sm.warps} warps")
     ts = get_property(o.prop).checked(model or FrontEnd(o.sm))
     if o.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
         pts = Prologue(ts, o.prologue + 1)
