@@ -24,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from types import FrameType
 from typing import Any, Callable, Iterator
 
+from warpcheck.encodings import solver_signals
 from warpcheck.models.errors import OutOfMemoryError, RunTimeoutError, WarpcheckError
 from warpcheck.models.files import atomic_write_text
 
@@ -182,9 +183,7 @@ def guarded(timeout: float | None, started: float, memory: float | None = None) 
            if signal.getsignal(s) is not signal.SIG_IGN}  # SIGINT ignored (nohup, `cmd &`) stays ignored
     threading.Thread(target=_watch, args=(r,), daemon=True, name="warpcheck-watchdog").start()
     GUARDING.append(object())
-    solver = sys.modules.get("warpcheck.encodings.z3_algebra")
-    if solver is not None:
-        solver.leave_ctrl_c_to_python()
+    solver_signals.leave_ctrl_c_to_python()  # also for a solver the verb imports after this point
     if timeout is not None and budget_end(timeout) < MAX_ALARM:  # a longer budget is no bound: no alarm
         signal.setitimer(signal.ITIMER_REAL, max(0.01, budget_end(timeout) - (time.monotonic() - started)))
     done = threading.Event()

@@ -12,25 +12,33 @@ import os
 import signal
 import sys
 import time
-from typing import Any, NoReturn
+from typing import Any, Iterable, NoReturn
 
 from warpcheck import _guard as guard, _values as values
 from warpcheck.cli.options import PathOption, positive_gib
 from warpcheck.models.errors import OptionError, OutOfMemoryError, RunTimeoutError, WarpcheckError
 from warpcheck.models.files import check_writable
 
-# Each module defines register(subparsers); its parser's func(args) returns the exit code.
-VERB_MODULES = [
-    "warpcheck.cli.frontend.verbs",
-    "warpcheck.cli.frontend.sim_verbs",
-    "warpcheck.cli.frontend.jobs",
-    "warpcheck.cli.makespan.verbs",
-    "warpcheck.cli.kernels.verbs",
-    "warpcheck.cli.reorder.verbs",
-    "warpcheck.cli.qaws.verbs",
-    "warpcheck.cli.export",
-    "warpcheck.cli.sweep.verbs",
-]
+# verb -> (the module whose register(subparsers) defines it, its one line in the verb list).  Only the
+# chosen verb's module is imported; tests/test_cli_startup.py checks this table against each module's parser.
+VERBS: dict[str, tuple[str, str]] = {
+    "prove": ("frontend.verbs", "prove (or refute) a front-end property for every input"),
+    "replay": ("frontend.verbs", "replay a witness cycle by cycle, on one design or both side by side"),
+    "demo": ("frontend.verbs", "the main job: prove SWaS, refute the baseline, replay, summarise"),
+    "simulate": ("frontend.sim_verbs", "run workloads on the front-end models and report IPC and scheduling errors"),
+    "run": ("frontend.jobs", "run a TOML job file of named proof tasks with expected outcomes"),
+    "makespan": ("makespan.verbs", "worst-case makespan of W identical warps on one SM"),
+    "cfg": ("kernels.verbs", "print the warp-level CFG of a kernel"),
+    "wcet": ("kernels.verbs", "IPET WCET bound of one warp in isolation"),
+    "simt": ("kernels.verbs", "run one warp concretely through the activation stack"),
+    "analyze": ("reorder.verbs", "list every warp's dynamic global loads/stores and the static order"),
+    "reorder": ("reorder.verbs", "proofs about the load/store reordering unit"),
+    "qaws": ("qaws.verbs", "worst-case searches for two kernels under LRR, GTO and QAWS"),
+    "export": ("export", "write a proof problem as SMT-LIB2 scripts or a BTOR2 model"),
+    "sweep": ("sweep.verbs", "run a grid of runs of any verb (a sweep file) into a resumable results store"),
+    "plot": ("sweep.verbs", "draw a paper's figure (PNG + SVG) or table from a sweep's results store"),
+}
+VERB_MODULES = list(dict.fromkeys(f"warpcheck.cli.{module}" for module, _ in VERBS.values()))
 
 EPILOG = """exit codes: 0 PASS (or success), 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT or OUT_OF_MEMORY, 5 ERROR (a bug of
 the kit: a crash report is written), 130 interrupted (Ctrl-C), 141 output pipe closed by its reader,
@@ -47,26 +55,48 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser with every available verb."""
+def build_parser(verbs: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with every verb, or with only ``verbs`` (and the others of their modules) ready to parse.
+
+    A verb left out is a stub with its line of help: ``warpcheck --help`` lists every
+    verb without importing one, and a run imports only the modules of the verb it runs.
+    """
+    wanted = set(VERBS) if verbs is None else set(verbs)
+    modules = {VERBS[v][0] for v in wanted if v in VERBS}
     parser = _Parser(prog="warpcheck", epilog=EPILOG,
                      description="Formal verification of the timing predictability of GPU warp scheduling.",
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     sub.required = True
-    for name in VERB_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:
-                raise
+    for verb, (module, help_line) in VERBS.items():
+        if verb in sub.choices:
             continue
-        module.register(sub)
-    for verb, verb_parser in sub.choices.items():
-        _give_memory(verb_parser)
+        if module not in modules or not _register(f"warpcheck.cli.{module}", sub):
+            sub.add_parser(verb, help=help_line, add_help=False)  # a stub: never parses a run
+    for verb in wanted & set(sub.choices):
+        _give_memory(sub.choices[verb])
     _with_exit_codes(parser)
     return parser
+
+
+def _register(name: str, sub: Any) -> bool:
+    """Import a verb module and let it add its verbs; False if that module is not installed."""
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name:
+            raise
+        return False
+    module.register(sub)
+    return True
+
+
+def _chosen_verb(argv: list[str]) -> str:
+    """The verb ``argv`` names, read by the parser of stubs (imports no verb): its --help, --version, a missing
+    or unknown verb end here (SystemExit), as the full parser would."""
+    args, _ = build_parser(verbs=()).parse_known_args(argv)
+    return str(args.verb)
 
 
 DEFAULT_MEMORY_GIB = values.DEFAULT_MEMORY_GIB
@@ -227,14 +257,14 @@ def _stopped(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; whatever happens, end with one of the documented exit codes."""
-    started = time.monotonic()
     argv = sys.argv[1:] if argv is None else argv
     try:
-        parser = build_parser()
         if not argv:  # bare `warpcheck`: the verbs, not only "VERB is required"
-            print(parser.format_help(), end="", file=sys.stderr)
+            print(build_parser(verbs=()).format_help(), end="", file=sys.stderr)
             return guard.EXIT_BAD_INPUT
+        parser = build_parser(verbs=[_chosen_verb(argv)])
         args = parser.parse_args(argv)
+        started = time.monotonic()  # the run's budget counts from here: see docs/cli.md, "Start-up"
     except KeyboardInterrupt:  # while the verbs were still being imported
         print("warpcheck: interrupted: stopped by Ctrl-C", file=sys.stderr)
         return guard.EXIT_INTERRUPTED

@@ -7,14 +7,10 @@ from typing import Any
 import z3
 
 from warpcheck.encodings.algebra import Algebra, SymbolicValue
+from warpcheck.encodings.solver_signals import WATCHED
 
 
-_CTRL_C = {"python": False, "checking": False}  # python: a watchdog interrupts checks (interrupt_solvers)
-
-
-def leave_ctrl_c_to_python() -> None:
-    """Let SIGINT reach Python during checks: whoever calls this interrupts the solver from another thread."""
-    _CTRL_C["python"] = True
+_CTRL_C = {"checking": False}
 
 
 def check(solver: Any, *assumptions: Any) -> z3.CheckSatResult:
@@ -23,10 +19,10 @@ def check(solver: Any, *assumptions: Any) -> z3.CheckSatResult:
     Z3 catches SIGINT during a check and answers unknown ("interrupted from
     keyboard", or "canceled" in some solvers, like a timeout): read as a solver
     that gave up, an interrupted run would end with a verdict.  So either Python
-    keeps the signal (after :func:`leave_ctrl_c_to_python`), or a keyboard
+    keeps the signal (after ``solver_signals.leave_ctrl_c_to_python``), or a keyboard
     interrupt Z3 reports is raised as KeyboardInterrupt.
     """
-    if _CTRL_C["python"]:
+    if WATCHED["python"]:
         solver.set("ctrl_c", False)
     _CTRL_C["checking"] = True
     try:

@@ -18,6 +18,7 @@ from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.ts import TransitionSystem
 from warpcheck.verify.lemmas import prove_lemmas
+from warpcheck.verify.progress import every
 from warpcheck.verify.random_runs import random_runs
 from warpcheck.verify.result import Result, Status
 
@@ -87,7 +88,7 @@ def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = No
     asks once for a violation anywhere in the remaining depths, then tries to
     shorten what it found within the time left.
     """
-    dl, u = Deadline(timeout), Unrolling(ts, "b.")
+    dl, u, tick = Deadline(timeout), Unrolling(ts, "b."), every(progress)  # one depth line per period
     s = _solver(dl, u)
     s.add(u.init())
     for k in range(depth + 1):
@@ -97,8 +98,7 @@ def bmc(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | None = No
         s.add(z3.Implies(bad, z3.Not(u.holds(prop, k))))
         t0 = time.monotonic()
         r = _check(s, dl, bad)
-        if progress:
-            progress(f"bmc depth {k}: {r}")
+        tick(f"bmc depth {k}: {r} ({dl.elapsed():.0f} s)")
         if r == z3.sat:
             return Result(Status.FAIL, "bmc", k, seconds=dl.elapsed(), trace=u.trace(s.model(), k),
                           message=f"shortest violation: none at a smaller depth than {k}")

@@ -20,6 +20,7 @@ from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.ts import TransitionSystem, Var
 from warpcheck.verify.lemma_cache import LemmaCache
+from warpcheck.verify.progress import Progress, always, every
 
 Lemma = tuple[str, Callable[[Any, dict], Any]]
 
@@ -60,15 +61,18 @@ def prove_lemmas(ts: TransitionSystem, left_ms: Callable[[], int | None] = lambd
     work = Work(LemmaCache(cache, u, live) if cache is not None else None)
     if work.proved is not None:
         if progress:
-            progress(f"lemmas: read back from {work.where} (proved by an earlier run of this exact model)")
+            progress(f"lemmas: read back from {work.folder} (an earlier run of this exact model)")
         return [x for x in live if x[0] in work.proved], [n for n, _ in live if n not in work.proved]
     if progress and work.resumed:
         progress(f"lemmas: resuming where an earlier run stopped ({len(work.rejected)} candidates rejected, "
-                 f"{len(work.preserved)} shown preserved; {work.where})")
+                 f"{len(work.preserved)} shown preserved; {work.folder})")
+    say = always(progress)
+    say(f"lemmas: {len(live)} candidates")
     init_ok = _initially(ts, u, live, work, left_ms)
     if init_ok is None:
         return [], [n for n, _ in live]
-    found = _preserved(u, init_ok, left_ms, ts.lemma_batch, work)
+    say(f"lemmas: {len(init_ok)} hold in every initial state; checking that one step preserves them")
+    found = _preserved(u, init_ok, left_ms, ts.lemma_batch, work, every(progress))
     if found is None:
         return [], [n for n, _ in live]
     done = {n for n, _ in found}
@@ -109,6 +113,7 @@ class Work:
         self.preserved: set[str] = set(kept.get("preserved") or []) if kept else set()
         self.proved: set[str] | None = set(kept["proved"]) if kept and kept["proved"] is not None else None
         self.where = store.path if store else None
+        self.folder = store.path.parent if store else None
         self.stage = kept.get("stage", "") if kept else ""  # "step": past the random runs and the initial states
 
     def drop(self, names: Iterable[str]) -> None:
@@ -161,27 +166,35 @@ def _inputs(rng: random.Random, ts: TransitionSystem) -> dict[str, Any]:
 
 
 def _preserved(u: Unrolling, live: list[Lemma], left_ms: Callable[[], int | None], batch: int = 1,
-               work: Work | None = None) -> list[Lemma] | None:
+               work: Work | None = None, tick: Progress = lambda msg: None) -> list[Lemma] | None:
     """The largest subset whose conjunction one step preserves (None: a query could not be decided).
 
     The candidates are asserted before the step and each is asked about after
     it on its own (many small incremental queries are far faster here than one
     large disjunction, and plain assertions faster than activation literals).
     When one fails, the solver is rebuilt without it.  ``work`` is told what
-    is established, and what it already holds is not asked again.
+    is established, and what it already holds is not asked again; ``tick`` hears how far a round got.
     """
-    alive, work = dict(live), work or Work(None)
+    alive, work, rounds, dropped = dict(live), work or Work(None), 0, 0
     while True:
+        rounds += 1
         s = z3.SolverFor(u.logic)
         s.add(u.trans(0), *[u.holds(f, 0) for f in alive.values()])
         after = {n: u.holds(f, 1) for n, f in alive.items() if n not in work.preserved}
-        broken = _first_broken(s, after, left_ms, batch, work.held)
+        done = [0]
+
+        def held(names: list[str], r: int = rounds, n: int = len(after), d: int = dropped) -> None:
+            work.held(names)
+            done[0] += len(names)
+            tick(f"lemmas: round {r}, {done[0]} of {n} checked, {d} dropped")
+        broken = _first_broken(s, after, left_ms, batch, held)
         if broken is None:  # could not decide: keep nothing rather than assume
             return None
         if not broken:
             return list(alive.items())
         for n in broken:
             del alive[n]
+        dropped += len(broken)
         work.drop(broken)
 
 

@@ -128,6 +128,8 @@ def _engine_run(o: ProveOptions, model: FrontEnd | None, progress: Progress) -> 
     if lifted is not None:
         return lifted
     timeout = _time_left(o.timeout, t0)
+    if progress:
+        progress(f"engine {o.engine}: building the model at {o.sm.warps} warps")
     ts = get_property(o.prop).checked(model or FrontEnd(o.sm))
     kept = {"lemma_cache": o.lemma_cache} if o.engine in ("auto", "kind") and model is None and o.lemma_cache else {}
     if o.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue

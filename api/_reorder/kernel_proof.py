@@ -30,8 +30,9 @@ from warpcheck.verify.result import Result, Status
 WITNESS_FORMAT = "warpcheck-reorder-witness"
 
 
-def _with_unit(a: ReorderProveOptions, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
-    r = prove(m, a.check, a.max_k, a.timeout)
+def _with_unit(a: ReorderProveOptions, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec,
+               progress: Callable[[str], None] | None = None) -> dict:
+    r = prove(m, a.check, a.max_k, a.timeout, progress=progress)
     out = _result_json(r)
     out["all_sent_after"] = _non_vacuous(m)
     if a.check != "deadlock" and r.status is Status.PASS:
@@ -79,8 +80,9 @@ def _replay_fail(a: ReorderProveOptions, an: Analysis, m: Monitored, schedule: l
     return out
 
 
-def _without_unit(a: ReorderProveOptions, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec) -> dict:
-    r = prove(m, a.check, a.max_k, a.timeout, depth=a.depth)
+def _without_unit(a: ReorderProveOptions, an: Analysis, m: Monitored, lines: Lines, spec: L1Spec,
+                  progress: Callable[[str], None] | None = None) -> dict:
+    r = prove(m, a.check, a.max_k, a.timeout, depth=a.depth, progress=progress)
     out = _result_json(r)
     if r.status is not Status.FAIL or r.trace is None:
         return out
@@ -144,7 +146,8 @@ def run_prove(a: ReorderProveOptions, progress: Callable[[str], None] | None = N
             f"k-induction up to k = {a.max_k}, lemmas proved first" + ("" if a.check == "deadlock" else "; then random schedules replayed")
         progress(f"{an.kernel.name}: {work.warps} warps, {work.total} requests; check {a.check} "
                  f"{'without' if a.no_unit else 'with'} the unit: {how}")
-    out.update(_without_unit(a, an, m, lines, spec) if a.no_unit else _with_unit(a, an, m, lines, spec))
+    run = _without_unit if a.no_unit else _with_unit
+    out.update(run(a, an, m, lines, spec, progress))
     status = _final_status(out)
     out["status"] = status.value
     if "schedule" in out or "schedules" in out:

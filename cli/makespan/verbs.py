@@ -67,6 +67,7 @@ def register(sub: Any) -> None:
     p.add_argument("--check", metavar="FILE", type=INPUT, help="check a certificate instead of searching: exit 0 if it "
                    "holds, 1 if it is refused")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr (--json implies it)")
     g = p.add_argument_group("kernel from PTX (instead of a kernel string; docs/makespan-interval.md)")
     g.add_argument("--ptx", metavar="FILE", type=INPUT, help="build the kernel from a PTX entry: its worst path (as "
                    "wcet takes it, loops unrolled by their bounds), each instruction on the unit of its role")
@@ -82,6 +83,6 @@ def register(sub: Any) -> None:
 
 def run_verb(args: argparse.Namespace) -> int:
     """Run the verb: the record from the arguments, the library's answer printed."""
-    result = run(record_from_args(MakespanOptions, args), None if args.json else to_stderr)
+    result = run(record_from_args(MakespanOptions, args), None if args.json or args.quiet else to_stderr)
     print(json.dumps(result.to_dict()) if args.json else result.report())
     return result.code

@@ -43,7 +43,7 @@ def _analyze(a: argparse.Namespace) -> int:
 
 def _prove(a: argparse.Namespace) -> int:
     o = record_from_args(ReorderProveOptions, a)
-    return _print(proof_of(o, None if a.json else _progress, WITNESS_FOLDER), a.json)
+    return _print(proof_of(o, None if a.json or a.quiet else _progress, WITNESS_FOLDER), a.json)
 
 
 def _replay(a: argparse.Namespace) -> int:
@@ -159,6 +159,7 @@ def _add_prove(acts: Any) -> None:
     q.add_argument("--witness", metavar="PATH", type=output_file(f"{WITNESS_FOLDER}/witness.json"),
                    help=f"where a FAIL's schedules go (default {WITNESS_FOLDER}/reorder-KERNEL-CHECK.json; an "
                         "existing file there is replaced)")
+    q.add_argument("--quiet", action="store_true", help="no progress lines on stderr (--json implies it)")
     q.set_defaults(func=_prove)
 
 

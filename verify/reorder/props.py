@@ -28,6 +28,7 @@ from warpcheck.models.reorder.unit import SENT, WAITING, ReorderUnit
 from warpcheck.models.reorder.order import static_order
 from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, kinduction
+from warpcheck.verify.progress import Progress
 from warpcheck.verify.result import Result, Status
 
 Prop = Callable[[Any, State], Any]
@@ -184,7 +185,7 @@ def _request_numbers(ts: ReorderUnit) -> dict[tuple[int, int], int]:
 
 
 def prove(system: Monitored, check: str = "order", max_k: int = 4, timeout: float | None = None,
-          depth: int | None = None) -> Result:
+          depth: int | None = None, progress: Progress | None = None) -> Result:
     """k-induction with proved lemmas for the unit; BMC (to ``depth``) without it, or when induction is UNKNOWN.
 
     A violation of ``misses`` shows only once every request has gone to L1,
@@ -195,12 +196,12 @@ def prove(system: Monitored, check: str = "order", max_k: int = 4, timeout: floa
     prop = system.prop(check)
     full = depth if depth is not None else len(system.order) + 2
     if not system.inner.unit:
-        return bmc(system, prop, full, timeout)
-    r = kinduction(system, prop, max_k, timeout)
+        return bmc(system, prop, full, timeout, progress)
+    r = kinduction(system, prop, max_k, timeout, progress=progress)
     if r.status is not Status.UNKNOWN:
         return r
     left = None if timeout is None else max(0.001, timeout - r.seconds)
-    deep = bmc(system, prop, full, left)
+    deep = bmc(system, prop, full, left, progress)
     if deep.status is Status.FAIL:
         deep.seconds += r.seconds
         return deep
