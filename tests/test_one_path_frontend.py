@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 VERBS = {"prove": "prove", "replay": "replay", "simulate": "simulate", "run": "run_job", "export": "export",
          "demo": "demo"}
 POSITIONAL = {"replay": "witness", "run": "job"}
-NOT_OPTIONS = {"verb", "func", "json", "quiet", "list", "kernels", "budget", "launch", "workload"}
+NOT_OPTIONS = {"kept_on_stop", "verb", "func", "json", "quiet", "list", "kernels", "budget", "launch", "workload"}
 # Examples left out, each with why: they take minutes, or are another domain's (simulate --kernels).
 SKIPPED = {
     "warpcheck demo": "twelve proofs with cvc5 re-checks: minutes (the README marks it slow)",
