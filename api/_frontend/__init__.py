@@ -25,8 +25,8 @@ from warpcheck._frontend.options import (DemoOptions, ExportOptions, Policyish, 
 from warpcheck._frontend.proof import ProveOutcome, prove_run
 from warpcheck._frontend.witness_replay import ReplayOutcome, replay_run
 from warpcheck._guard import bounded
-from warpcheck._values import build
-from warpcheck.models.errors import ConfigError, KitError
+from warpcheck._values import build, callback, flag
+from warpcheck.models.errors import ConfigError, KitError, OptionError
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.sim.frontend.metrics import Metrics, compare, configurations, table
 from warpcheck.sim.frontend.suite import BUILTIN, resolve
@@ -99,6 +99,7 @@ def prove(design: str | None = None, policy: Policyish = None, warps: int | None
     ``warpcheck-out/NAME.json``).  Bad input raises :class:`ConfigError` naming the keyword.
     """
     keywords = {**_given(design=design, policy=policy, warps=warps, property=property), **options}
+    callback("progress", progress)
     if keywords.get("witness") is None:
         keywords["witness"] = str(Path(tempfile.mkdtemp(prefix="warpcheck-")) / "witness.json")
     return prove_options(build(ProveOptions, "prove", keywords), progress)
@@ -204,6 +205,7 @@ def simulate(workloads: str | Sequence[str], design: str | None = None, policy: 
     ``engine``, ``config`` and the SM settings ``t_fetch``, ``ibuffer``, ...
     """
     keywords = {"workloads": workloads, **_given(design=design, policy=policy, warps=warps), **options}
+    callback("progress", progress)
     return simulate_options(build(SimulateOptions, "simulate", keywords), progress)
 
 
@@ -235,6 +237,7 @@ def demo(*, progress: Progress = None, **options: Any) -> DemoResult:
     The keywords are ``warpcheck demo``'s (:class:`DemoOptions`): ``warps``
     (4), ``timeout`` per proof (120 s), ``out`` the witnesses' folder.
     """
+    callback("progress", progress)
     return demo_options(build(DemoOptions, "demo", options), progress)
 
 
@@ -246,6 +249,7 @@ def demo_options(o: DemoOptions, progress: Progress = None) -> DemoResult:
 
 def run_job(job: str | Path, *, progress: Progress = None, **options: Any) -> RunResult:
     """Run a TOML job file's tasks (``warpcheck run``): ``only`` one task, witnesses in ``out`` (:class:`RunOptions`)."""
+    callback("progress", progress)
     return run_options(build(RunOptions, "run_job", {"job": job, **options}), progress)
 
 
@@ -272,9 +276,11 @@ def export(format: str, design: str | None = None, policy: Policyish = None, war
     files are written only when ``out`` (a folder) is given.
     """
     keywords = {"format": format, **_given(design=design, policy=policy, warps=warps, property=property,
-                                           depth=depth or None, k=k), **options}
+                                           depth=depth, k=k), **options}
     if lemmas is not None:
-        keywords["no_lemmas"] = not lemmas
+        if "no_lemmas" in options:
+            raise OptionError("lemmas", lemmas, "given with no_lemmas, its negation; give one of them")
+        keywords["no_lemmas"] = not flag("lemmas", lemmas)
     write = "out" in options
     o = build(ExportOptions, "export", keywords)
     with bounded(o.timeout, o.memory):
