@@ -190,7 +190,8 @@ class ReorderProveOptions(LaunchOptions):
         if self.mutant is not None:
             raise OptionError("mutant", self.mutant, "goes with streams (the mutation suite proves mutants over "
                                                      "every stream)")
-        check = one_of("check", "order" if self.check is None else self.check, CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS))
+        check = one_of("check", "order" if self.check is None else self.check,
+                       CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS))
         if check not in CHECKS:
             raise OptionError("check", check, f"for streams; on a kernel check one of: {', '.join(CHECKS)}")
         if self.no_unit and check in ("deadlock", "wait"):
