@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import numbers
+import operator
 import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, TypeVar
@@ -24,17 +26,35 @@ DEFAULT_MEMORY_GIB = 4.0  # what a run and its workers may hold together, unless
 
 
 def integer(option: str, value: Any, low: int | None = None, high: int | None = None, why: str = "") -> int:
-    """``value`` as an int within ``low .. high`` (a bool or a float is not an integer)."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-            value = int(value)
-        else:
-            raise OptionError(option, value, "not an integer" + (f"; give one >= {low}" if low is not None else ""))
-    if low is not None and value < low:
+    """``value`` as an int within ``low .. high`` (a bool or a float is not an integer; a digit string is)."""
+    n = whole(value)
+    if n is None:
+        problem = "not an integer" + (f"; give one >= {low}" if low is not None else "")
+        if isinstance(value, str) and value.strip().lstrip("+-").isdecimal():
+            problem = f"more digits than an integer option takes ({_DIGITS})"
+        raise OptionError(option, value, problem)
+    if low is not None and n < low:
         raise OptionError(option, value, f"not allowed; it must be >= {low}")
-    if high is not None and value > high:
+    if high is not None and n > high:
         raise OptionError(option, value, f"above the ceiling of {high}" + (f" ({why})" if why else ""))
-    return value
+    return n
+
+
+_DIGITS = 4000  # Python converts at most 4300 digits; no option of the kit needs more than a few
+
+
+def whole(value: Any) -> int | None:
+    """An integer (numpy's too) or a string of decimal digits (the command line's) as an int; None otherwise."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        body = text[1:] if text[:1] in "+-" else text
+        return int(text) if body.isdecimal() and len(body) <= _DIGITS else None  # not isdigit: "²" is no int
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 
 
 def optional_integer(option: str, value: Any, low: int | None = None, high: int | None = None, why: str = "") -> int | None:
@@ -43,19 +63,22 @@ def optional_integer(option: str, value: Any, low: int | None = None, high: int 
 
 
 def number(option: str, value: Any, positive: bool = True, unit: str = "") -> float:
-    """A finite real number (> 0 when ``positive``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            value = float(value) if isinstance(value, str) else math.nan
-        except ValueError:
-            value = math.nan
-        if math.isnan(value):
-            raise OptionError(option, value, f"not a number{' of ' + unit if unit else ''}")
-    if not math.isfinite(value):
+    """A finite real number (> 0 when ``positive``); a number too large for a float is refused too."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
+        raise OptionError(option, value, f"not a number{' of ' + unit if unit else ''}")
+    try:
+        x = float(value)
+    except ValueError:
+        raise OptionError(option, value, f"not a number{' of ' + unit if unit else ''}") from None
+    except OverflowError:  # an int past 1.8e308
+        x = math.inf
+    if math.isnan(x):
+        raise OptionError(option, value, f"not a number{' of ' + unit if unit else ''}")
+    if not math.isfinite(x):
         raise OptionError(option, value, "not allowed; give a finite number")
-    if positive and value <= 0:
+    if positive and x <= 0:
         raise OptionError(option, value, f"not allowed; it must be > 0{' ' + unit if unit else ''}")
-    return float(value)
+    return x
 
 
 def seconds(option: str, value: Any) -> float | None:
@@ -104,13 +127,22 @@ def text(option: str, value: Any, optional: bool = True) -> str | None:
 
 
 def path(option: str, value: Any, optional: bool = True) -> str | None:
-    """A file or folder path (str or Path), as a string; None when ``optional``."""
+    """A file or folder path (str or path-like), as a string; None when ``optional``."""
     if value is None and optional:
         return None
-    if isinstance(value, Path):
-        value = str(value)
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
     if not isinstance(value, str) or not value.strip():
         raise OptionError(option, value, "not a path; give a file name")
+    if "\0" in value:
+        raise OptionError(option, value, "holds a NUL character, which no file name can; give a file name")
+    return value
+
+
+def callback(option: str, value: Any) -> Any:
+    """A function the run calls (``progress=print``), or None."""
+    if value is not None and not callable(value):
+        raise OptionError(option, value, "not a function; give one that takes a line of text, e.g. print")
     return value
 
 

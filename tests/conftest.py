@@ -1,6 +1,10 @@
 """Shared test helpers."""
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.verify.engines import engine
@@ -51,3 +55,15 @@ def same_refusal(capsys, call, argv):
     capsys.readouterr()
     assert main(argv) == e.value.code == 2
     assert capsys.readouterr().err.strip().endswith(f"error: {e.value}")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _a_cache_of_the_suites_own(tmp_path_factory):
+    """The lemmas a script's proof keeps go to the user's cache folder: the suite uses one of its own."""
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old

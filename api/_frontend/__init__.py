@@ -12,6 +12,7 @@ and call the same ``*_options`` functions; they only add parsing and printing.
 """
 from __future__ import annotations
 
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +26,8 @@ from warpcheck._frontend.options import (DemoOptions, ExportOptions, Policyish, 
 from warpcheck._frontend.proof import ProveOutcome, prove_run
 from warpcheck._frontend.witness_replay import ReplayOutcome, replay_run
 from warpcheck._guard import bounded
-from warpcheck._values import build
-from warpcheck.models.errors import ConfigError, KitError
+from warpcheck._values import build, callback, flag
+from warpcheck.models.errors import ConfigError, KitError, OptionError
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.sim.frontend.metrics import Metrics, compare, configurations, table
 from warpcheck.sim.frontend.suite import BUILTIN, resolve
@@ -96,12 +97,23 @@ def prove(design: str | None = None, policy: Policyish = None, warps: int | None
     ``kernel_of_warp``, ``budgets``, ``launches`` and ``config`` (a TOML file or
     an :class:`SMConfig`).  A FAIL's witness is written to ``witness``
     (default for a script: a new temporary folder; the verb's is
-    ``warpcheck-out/NAME.json``).  Bad input raises :class:`ConfigError` naming the keyword.
+    ``warpcheck-out/NAME.json``).  The lemmas proved are kept in ``lemma_cache`` (default for a script:
+    the user's cache folder, ``$XDG_CACHE_HOME/warpcheck/lemmas`` or ``~/.cache/warpcheck/lemmas``, so a
+    script writes nothing into its working folder; ``None``: not kept).  Bad input raises
+    :class:`ConfigError` naming the keyword.
     """
     keywords = {**_given(design=design, policy=policy, warps=warps, property=property), **options}
+    callback("progress", progress)
     if keywords.get("witness") is None:
         keywords["witness"] = str(Path(tempfile.mkdtemp(prefix="warpcheck-")) / "witness.json")
+    if "lemma_cache" not in keywords:
+        keywords["lemma_cache"] = str(_user_cache() / "lemmas")
     return prove_options(build(ProveOptions, "prove", keywords), progress)
+
+
+def _user_cache() -> Path:
+    """The user's cache folder for warpcheck (XDG's, as most Linux tools keep theirs)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "warpcheck"
 
 
 def prove_options(o: ProveOptions, progress: Progress = None) -> ProofResult:
@@ -204,6 +216,7 @@ def simulate(workloads: str | Sequence[str], design: str | None = None, policy: 
     ``engine``, ``config`` and the SM settings ``t_fetch``, ``ibuffer``, ...
     """
     keywords = {"workloads": workloads, **_given(design=design, policy=policy, warps=warps), **options}
+    callback("progress", progress)
     return simulate_options(build(SimulateOptions, "simulate", keywords), progress)
 
 
@@ -235,6 +248,7 @@ def demo(*, progress: Progress = None, **options: Any) -> DemoResult:
     The keywords are ``warpcheck demo``'s (:class:`DemoOptions`): ``warps``
     (4), ``timeout`` per proof (120 s), ``out`` the witnesses' folder.
     """
+    callback("progress", progress)
     return demo_options(build(DemoOptions, "demo", options), progress)
 
 
@@ -246,6 +260,7 @@ def demo_options(o: DemoOptions, progress: Progress = None) -> DemoResult:
 
 def run_job(job: str | Path, *, progress: Progress = None, **options: Any) -> RunResult:
     """Run a TOML job file's tasks (``warpcheck run``): ``only`` one task, witnesses in ``out`` (:class:`RunOptions`)."""
+    callback("progress", progress)
     return run_options(build(RunOptions, "run_job", {"job": job, **options}), progress)
 
 
@@ -272,9 +287,11 @@ def export(format: str, design: str | None = None, policy: Policyish = None, war
     files are written only when ``out`` (a folder) is given.
     """
     keywords = {"format": format, **_given(design=design, policy=policy, warps=warps, property=property,
-                                           depth=depth or None, k=k), **options}
+                                           depth=depth, k=k), **options}
     if lemmas is not None:
-        keywords["no_lemmas"] = not lemmas
+        if "no_lemmas" in options:
+            raise OptionError("lemmas", lemmas, "given with no_lemmas, its negation; give one of them")
+        keywords["no_lemmas"] = not flag("lemmas", lemmas)
     write = "out" in options
     o = build(ExportOptions, "export", keywords)
     with bounded(o.timeout, o.memory):

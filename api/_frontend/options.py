@@ -13,10 +13,10 @@ from functools import cached_property
 from typing import Any, Sequence, Union
 
 from warpcheck._policy import UserPolicy, policy_name
-from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, flag, gib, integer, number, one_of, optional_integer, path, seconds,
-                               settle, text)
+from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, flag, gib, integer, number, one_of, optional_integer,
+                               path, seconds, settle, text, whole)
 from warpcheck.models.errors import OptionError
-from warpcheck.models.file_schemas import MAX_REPLAY_CYCLES
+from warpcheck.models.file_schemas import MAX_LATENCY, MAX_REPLAY_CYCLES, MAX_STAGE, MAX_WARPS
 from warpcheck.models.frontend.config import DESIGNS, SMConfig, canonical_policy, config_from_mapping, load_config
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.frontend.policies import POLICIES
@@ -32,6 +32,12 @@ EXPORT_FORMATS = ("smt2", "btor2")
 WHOLE_RUN = 600.0  # seconds: the budget of a verb that runs one bounded step (replay, simulate, export)
 SM_SETTINGS = ("t_fetch", "t_decode", "ibuffer", "miss_latency")
 SM_LISTS = ("kernel_of_warp", "budgets", "launches")
+# The SM's ceilings, as a configuration file has them (models/file_schemas.py): past them no run ends.
+CEILINGS = {"warps": MAX_WARPS, "t_fetch": MAX_STAGE, "t_decode": MAX_STAGE, "ibuffer": MAX_STAGE,
+            "miss_latency": MAX_LATENCY}
+CEILING_WHY = "larger sizes do not finish on one machine"
+MAX_DEPTH = MAX_REPLAY_CYCLES  # cycles a proof or an export unrolls: a witness holds at most this many
+DEPTH_WHY = f"a witness holds at most {MAX_DEPTH} cycles; a deeper counterexample could not be replayed"
 
 
 def default_depth(config: SMConfig) -> int:
@@ -43,15 +49,20 @@ def default_depth(config: SMConfig) -> int:
     return 1 + config.miss_latency + 2 * config.pipe
 
 
-def integers(option: str, value: Any, low: int = 0) -> tuple[int, ...] | None:
+def integers(option: str, value: Any, low: int = 0, high: int | None = None) -> tuple[int, ...] | None:
     """A list of integers (``(0, 0, 1, 1)``, ``[1, 4]`` or ``"1,4"``), as a tuple; None: not given."""
     if value is None:
         return None
     if isinstance(value, str):
         value = [v.strip() for v in value.split(",")]
-    if not isinstance(value, (list, tuple)):
-        raise OptionError(option, value, "not a list of integers; give e.g. (0, 0, 1, 1)")
-    return tuple(integer(option, v, low) for v in value)
+    if not isinstance(value, (list, tuple)) or len(value) > MAX_WARPS:
+        raise OptionError(option, value, f"not a list of at most {MAX_WARPS} integers; give e.g. (0, 0, 1, 1)")
+    return tuple(integer(option, v, low, high) for v in value)
+
+
+def sm_setting(name: str, value: Any) -> int | None:
+    """An SM setting (``warps``, ``t_fetch``, ...): an integer from 1 to its ceiling, or None for not given."""
+    return optional_integer(name, value, 1, CEILINGS[name], CEILING_WHY)
 
 
 def _policy(option: str, value: Any, warps: int) -> str | None:
@@ -65,7 +76,7 @@ def _policy(option: str, value: Any, warps: int) -> str | None:
 
 def _known(option: str, value: Any, name: Any) -> str:
     """``name`` if it is a registered policy, else a refusal listing the known ones."""
-    if name not in POLICIES:
+    if not isinstance(name, str) or name not in POLICIES:
         which = "not" if name == value else f"{name!r} is not"
         raise OptionError(option, value, f"{which} a known policy; choose one of: {', '.join(POLICIES)} (gto is gtlo)")
     return str(name)
@@ -96,12 +107,18 @@ class SMOptions:
     launches: Sequence[int] | None = None
 
     def _check_sm(self) -> None:
-        if not isinstance(self.config, SMConfig):
+        if isinstance(self.config, SMConfig):
+            for name, high in CEILINGS.items():  # a record made in a script has no file schema to check it
+                if getattr(self.config, name) > high:
+                    raise OptionError("config", self.config, f"its {name} = {getattr(self.config, name)} is above "
+                                                             f"the ceiling of {high} ({CEILING_WHY})")
+        else:
             settle(self, config=path("config", self.config))
         one_of("design", self.design, DESIGNS, optional=True)
-        settle(self, warps=optional_integer("warps", self.warps, 1),
-               **{f: optional_integer(f, getattr(self, f), 1) for f in SM_SETTINGS},
-               **{f: integers(f, getattr(self, f)) for f in SM_LISTS})
+        settle(self, warps=sm_setting("warps", self.warps), **{f: sm_setting(f, getattr(self, f)) for f in SM_SETTINGS},
+               kernel_of_warp=integers("kernel_of_warp", self.kernel_of_warp, 0, MAX_WARPS - 1),
+               budgets=integers("budgets", self.budgets, 1, MAX_REPLAY_CYCLES),
+               launches=integers("launches", self.launches, 0, MAX_REPLAY_CYCLES))
         W = self.warps or 4
         settle(self, policy=_policy("policy", self.policy, W), fetch=_policy("fetch", self.fetch, W),
                issue=_policy("issue", self.issue, W))
@@ -152,10 +169,12 @@ class ProveOptions(SMOptions):
         self._check_sm()
         one_of("property", self.property, PROPERTIES, optional=True)
         one_of("engine", self.engine, ENGINES_OF_PROVE)
-        settle(self, depth=optional_integer("depth", self.depth, 1), timeout=seconds("timeout", self.timeout),
-               memory=gib("memory", self.memory), witness=path("witness", self.witness), vcd=path("vcd", self.vcd),
-               recheck=flag("recheck", self.recheck), all_warps=flag("all_warps", self.all_warps),
-               prologue=integer("prologue", self.prologue, 0), lemma_cache=path("lemma_cache", self.lemma_cache))
+        settle(self, depth=optional_integer("depth", self.depth, 1, MAX_DEPTH, DEPTH_WHY),
+               timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory),
+               witness=path("witness", self.witness), vcd=path("vcd", self.vcd), recheck=flag("recheck", self.recheck),
+               all_warps=flag("all_warps", self.all_warps),
+               prologue=integer("prologue", self.prologue, 0, MAX_DEPTH, DEPTH_WHY),
+               lemma_cache=path("lemma_cache", self.lemma_cache))
         distinct_paths(self, inputs=("config",), outputs=("witness", "vcd"))
         if self.all_warps and self.recheck:
             raise OptionError("recheck", True, "re-checks a proof for one number of warps; it is not available "
@@ -217,12 +236,10 @@ MAX_ICACHE_LINES, MAX_ICACHE_LINE = 4096, 64
 def _icache(value: Any) -> tuple[int, int]:
     """``"16x4"`` or ``(16, 4)``: lines x instructions per line."""
     parts = value.lower().split("x") if isinstance(value, str) else value
-    ok = isinstance(parts, (list, tuple)) and len(parts) == 2 and all(
-        (isinstance(x, int) and not isinstance(x, bool) and x >= 1) or (isinstance(x, str) and x.isdigit() and int(x) >= 1)
-        for x in parts)
-    if not ok:
+    sizes = [whole(x) for x in parts] if isinstance(parts, (list, tuple)) and len(parts) == 2 else [None]
+    if not all(n is not None and n >= 1 for n in sizes):
         raise OptionError("icache", value, "not LINESxSIZE with both >= 1; write e.g. 16x4")
-    lines, size = int(parts[0]), int(parts[1])
+    lines, size = sizes[0] or 0, sizes[1] or 0
     if lines > MAX_ICACHE_LINES or size > MAX_ICACHE_LINE:
         raise OptionError("icache", value, f"above the ceiling of {MAX_ICACHE_LINES}x{MAX_ICACHE_LINE} (lines x "
                                            "instructions per line); an SM's I-cache is a few KiB")
@@ -282,7 +299,7 @@ class SimulateOptions:
                warps=optional_integer("warps", self.warps, 1, MAX_SIMULATE_WARPS,
                                       "an SM holds at most 64 warps; a run at W = 64 already takes about a minute"),
                max_cycles=integer("max_cycles", self.max_cycles, 1), icache=_icache(self.icache),
-               **{f: optional_integer(f, getattr(self, f), 1) for f in SM_SETTINGS},
+               **{f: sm_setting(f, getattr(self, f)) for f in SM_SETTINGS},
                scale=number("scale", self.scale), timeout=seconds("timeout", self.timeout),
                memory=gib("memory", self.memory))
         W = self.sm.warps
@@ -359,7 +376,8 @@ class ExportOptions(SMOptions):
         one_of("format", self.format, EXPORT_FORMATS)
         self._check_sm()
         one_of("property", self.property, PROPERTIES, optional=True)
-        settle(self, depth=optional_integer("depth", self.depth, 1), k=integer("k", self.k, 1),
+        settle(self, depth=optional_integer("depth", self.depth, 1, MAX_DEPTH, DEPTH_WHY),
+               k=integer("k", self.k, 1, MAX_DEPTH, "the induction unrolls k cycles, as a BMC run does depth"),
                no_lemmas=flag("no_lemmas", self.no_lemmas), out=path("out", self.out, optional=False),
                timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory))
         distinct_paths(self, inputs=("config",), folders=("out",))

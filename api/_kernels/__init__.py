@@ -47,7 +47,7 @@ def cfg(kernel: str | Path | CfgOptions, *, progress: Progress | None = None, **
     ``timeout`` seconds with :class:`RunTimeoutError` (code 4).  With several
     entries, ``progress`` gets each entry's text as it ends.
     """
-    return run_cfg(_record(CfgOptions, "cfg", kernel, options), progress)
+    return run_cfg(_record(CfgOptions, "cfg", kernel, options, progress), progress)
 
 
 def wcet(kernel: str | Path | WcetOptions, *, progress: Progress | None = None, **options: Any) -> WcetResult:
@@ -60,7 +60,7 @@ def wcet(kernel: str | Path | WcetOptions, *, progress: Progress | None = None, 
     refused.  The bound is Z3's optimum, re-solved by HiGHS unless
     ``cross_check=False``.  The other keywords are :func:`cfg`'s.
     """
-    return run_wcet(_record(WcetOptions, "wcet", kernel, options), progress)
+    return run_wcet(_record(WcetOptions, "wcet", kernel, options, progress), progress)
 
 
 def simt(kernel: str | Path | SimtOptions, **options: Any) -> SimtResult:
@@ -75,8 +75,9 @@ def simt(kernel: str | Path | SimtOptions, **options: Any) -> SimtResult:
     return run_simt(_record(SimtOptions, "simt", kernel, options))
 
 
-def _record(kind: type[O], verb: str, kernel: Any, options: dict[str, Any]) -> O:
+def _record(kind: type[O], verb: str, kernel: Any, options: dict[str, Any], progress: Any = None) -> O:
     """The verb's record: given whole, or built from the kernel and the keywords (an unknown one refused by name)."""
+    values.callback("progress", progress)
     if isinstance(kernel, kind):
         if options:
             raise ConfigError(f"{verb}: give the options in the {kind.__name__} or as keywords, not both "

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from warpcheck import _values as values
 from warpcheck.models.errors import OptionError
-from warpcheck.models.file_schemas import MAX_LOOP_BOUND
+from warpcheck.models.file_schemas import MAX_LATENCY, MAX_LOOP_BOUND
 from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY
 
 __all__ = ["KernelOptions", "CfgOptions", "WcetOptions", "SimtOptions"]
@@ -23,6 +23,7 @@ MAX_THREADS = 64
 MAX_STEPS = 10**6
 LOOP_BOUND_WHY = "past it the two IPET solvers' floating-point answers no longer agree"
 STEPS_WHY = "a warp runs about 3,000 blocks/s: more would take over 5 minutes"
+LATENCY_WHY = "as an SM configuration's: no unit of a GPU takes longer"
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ class KernelOptions:
                       threads=values.integer("threads", self.threads, 1, MAX_THREADS,
                                              f"a warp has at most {MAX_THREADS} threads"),
                       latency=_latencies(self.latency),
-                      mem_latency=values.optional_integer("mem_latency", self.mem_latency, 0),
+                      mem_latency=values.optional_integer("mem_latency", self.mem_latency, 0, MAX_LATENCY,
+                                                          LATENCY_WHY),
                       timeout=values.seconds("timeout", self.timeout), memory=values.gib("memory", self.memory))
 
     @property
@@ -166,11 +168,17 @@ def _entries(entry: Any) -> tuple[str, ...] | None:
 
 def _count(value: Any) -> int:
     """A latency or a loop bound: a non-negative integer (a digit string, as the command line gives, too)."""
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    n = values.whole(value)
+    if n is None or n < 0:
         raise ValueError("give a non-negative integer")
-    return value
+    return n
+
+
+def _latency(value: Any) -> int:
+    latency = _count(value)
+    if latency > MAX_LATENCY:
+        raise ValueError(f"above the ceiling of {MAX_LATENCY} ({LATENCY_WHY})")
+    return latency
 
 
 def _loop_bound(value: Any) -> int:
@@ -182,7 +190,7 @@ def _loop_bound(value: Any) -> int:
 
 def _latencies(latency: Any) -> dict[str, int]:
     """Class latencies by class name (``int``, ``mem``, ``shared``, ...), each a non-negative integer."""
-    out = values.assignments("latency", latency, _count)
+    out = values.assignments("latency", latency, _latency)
     for name in out:
         if name not in CLASSES_WITH_LATENCY:
             near = difflib.get_close_matches(name, CLASSES_WITH_LATENCY, n=1)

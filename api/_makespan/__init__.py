@@ -17,7 +17,7 @@ from warpcheck._makespan.methods import to_stderr
 from warpcheck._makespan.options import MakespanOptions
 from warpcheck._makespan.result import MakespanResult
 from warpcheck._makespan.search import solve
-from warpcheck._values import build
+from warpcheck._values import build, callback
 
 __all__ = ["makespan", "run", "check_certificate", "MakespanOptions", "MakespanResult", "CertificateCheck",
            "to_stderr"]
@@ -53,6 +53,7 @@ def makespan(kernel: str | None = None, warps: int | None = None, sigma: Mapping
     :class:`CertificateCheck`.  ``progress`` receives progress lines.
     """
     given = {"kernel": kernel, "warps": warps, "sigma": sigma, "check": check}
+    callback("progress", progress)
     options = build(MakespanOptions, "makespan", {**{k: v for k, v in given.items() if v is not None}, **keywords})
     with guard.bounded(options.budget, options.memory):
         return run(options, progress)

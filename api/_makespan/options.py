@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, gib, one_of, optional_integer, path, seconds, settle, text)
+from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, gib, one_of, optional_integer, path, seconds, settle,
+                               text, whole)
 from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.file_schemas import MAX_LOOP_BOUND
 from warpcheck.models.makespan.kernel import parse_kernel, parse_sigmas
@@ -61,7 +62,8 @@ class MakespanOptions:
                certificate=_certificate(self.certificate, self.method), check=path("check", self.check),
                ptx=path("ptx", self.ptx), entry=text("entry", self.entry), sm=path("sm", self.sm),
                bounds=path("bounds", self.bounds), loop_bound=_loop_bounds(self.loop_bound),
-               max_loop_bound=optional_integer("max_loop_bound", self.max_loop_bound, low=0),
+               max_loop_bound=optional_integer("max_loop_bound", self.max_loop_bound, 0, MAX_LOOP_BOUND,
+                                               "as wcet's: past it the IPET solvers' answers no longer agree"),
                memory=gib("memory", self.memory), kernel=_kernel(self.kernel), sigma=_sigmas(self.sigma))
         distinct_paths(self, inputs=("check", "ptx", "sm", "bounds"), outputs=("certificate",))
         self._needs()
@@ -72,8 +74,8 @@ class MakespanOptions:
             return
         if self.ptx is not None:
             if self.kernel is not None or self.sigma:
-                raise ConfigError("give either a kernel string with its sigmas, or a PTX file with an SM file, "
-                                  "not both")
+                raise OptionError("ptx", self.ptx, "given with a kernel string and its sigmas; give either a kernel "
+                                  "string with its sigmas, or a PTX file with an SM file, not both")
             if self.sm is None:
                 raise OptionError("ptx", self.ptx, "needs an SM file too (sm: the SM's lanes per unit, e.g. "
                                   "examples/sm/fermi-makespan.toml for the paper's Fermi, "
@@ -145,9 +147,8 @@ def _loop_bounds(value: Any) -> dict[str, int]:
         raise OptionError("loop_bound", value, "not a mapping of loop labels to bounds; give e.g. {'LOOP': 4}")
     out: dict[str, int] = {}
     for name, bound in items:
-        n = bound if isinstance(bound, int) and not isinstance(bound, bool) else \
-            int(bound) if isinstance(bound, str) and bound.strip().isdigit() else -1
-        if not isinstance(name, str) or not name or not 0 <= n <= MAX_LOOP_BOUND:
+        n = whole(bound)
+        if not isinstance(name, str) or not name or n is None or not 0 <= n <= MAX_LOOP_BOUND:
             raise OptionError("loop_bound", value, f"{name}={bound} is not LABEL=N with N from 0 to {MAX_LOOP_BOUND}")
         out[name] = n
     return out

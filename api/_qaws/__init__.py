@@ -100,6 +100,7 @@ def qaws_wcrt(policy: Any = None, *, progress: Progress | None = None, **options
     """
     if policy is not None:
         options["policy"] = policy
+    v.callback("progress", progress)
     return wcrt_of(_record(QawsWcrtOptions, "qaws_wcrt", options), progress)
 
 

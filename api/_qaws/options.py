@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from warpcheck import _values as v
 from warpcheck.models.errors import OptionError
+from warpcheck.models.file_schemas import MAX_LATENCY, MAX_REPLAY_CYCLES, MAX_STAGE
 from warpcheck.models.frontend.config import DEFAULT_LATENCY
 from warpcheck.models.kernels.kernel import CLASSES
 from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES
@@ -33,6 +34,10 @@ DEFAULT_PROGRAMS = {"K1": ("int", "mem", "int"), "K2": ("mem", "int", "int")}
 DEFAULT_BUDGETS = {"K1": 1, "K2": 2}
 DEFAULT_LAUNCHES = {"K1": 0, "K2": 1}
 SWITCH_BUDGETS = {"K1": 1, "K2": 4}
+SM_CEILINGS = {"t_fetch": MAX_STAGE, "t_decode": MAX_STAGE, "ibuffer": MAX_STAGE, "miss_latency": MAX_LATENCY}
+SM_WHY = "as an SM configuration's: larger sizes do not finish on one machine"
+MAX_CYCLES = MAX_REPLAY_CYCLES  # horizon and depth: a run found is replayed on the simulator, as a witness is
+CYCLES_WHY = f"a run found is replayed cycle by cycle, as a witness of at most {MAX_REPLAY_CYCLES} cycles"
 SMALL_LATENCY = {"fadd": 2, "fmul": 2, "fmadd": 2, "fcvt": 2, "fdiv": 4, "fsqrt": 4, "mem": 3}
 
 
@@ -69,11 +74,12 @@ def warp_pair(option: str, value: Any) -> tuple[int, int]:
 
 
 def _count(name: str, x: Any) -> int:
-    if isinstance(x, str) and x.strip().lstrip("+-").isdigit():
-        return int(x)
-    if isinstance(x, bool) or not isinstance(x, int):
+    n = v.whole(x)
+    if n is None:
         raise ValueError(f"{name}={x!r} is not an integer; write e.g. {name}=1")
-    return x
+    if n > MAX_CYCLES:
+        raise ValueError(f"{name}={n} is above the ceiling of {MAX_CYCLES} ({CYCLES_WHY})")
+    return n
 
 
 def _classes(name: str, value: Any) -> tuple[str, ...]:
@@ -112,12 +118,16 @@ def programs(option: str, value: Any) -> dict[str, tuple[str, ...]]:
 
 def latencies(option: str, value: Any) -> dict[str, int]:
     """Latencies per instruction class (``{"mem": 5}`` or ``["mem=5"]``), each >= 1, the search's small ones merged."""
-    given = v.assignments(option, value, int)
+    given = v.assignments(option, value, lambda x: x)
     for name, x in given.items():
         if name not in DEFAULT_LATENCY:
             v.one_of(option, name, DEFAULT_LATENCY)
-        if x < 1:
-            raise OptionError(option, value, f"{name}={x} is not allowed; it must be >= 1")
+        n = v.whole(x)
+        if n is None or not 1 <= n <= MAX_LATENCY:
+            shown = x if n is None else n
+            raise OptionError(option, value, f"{name}={shown!r} is not allowed; it must be an integer from 1 to "
+                                             f"{MAX_LATENCY} ({SM_WHY})")
+        given[name] = n
     return {**DEFAULT_LATENCY, **SMALL_LATENCY, **given}
 
 
@@ -158,7 +168,7 @@ class QawsSearchOptions:
         v.settle(self, policy=policy_list("policy", self.policy, SEARCH_POLICIES), program=programs("program", self.program),
                  launch={**DEFAULT_LAUNCHES, **per_kernel("launch", self.launch, NAMES, 0)},
                  latency=latencies("latency", self.latency),
-                 **{k: v.integer(k, getattr(self, k), 1) for k in ("t_fetch", "t_decode", "ibuffer", "miss_latency")},
+                 **{k: v.integer(k, getattr(self, k), 1, high, SM_WHY) for k, high in SM_CEILINGS.items()},
                  **{k: v.flag(k, getattr(self, k)) for k in ("no_misses", "no_deps", "no_branches")})
 
 
@@ -171,7 +181,8 @@ class QawsWcrtOptions(QawsSearchOptions):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        v.settle(self, horizon=v.integer("horizon", self.horizon, 1), exhaustive=v.flag("exhaustive", self.exhaustive))
+        v.settle(self, horizon=v.integer("horizon", self.horizon, 1, MAX_CYCLES, CYCLES_WHY),
+                 exhaustive=v.flag("exhaustive", self.exhaustive))
 
 
 @dataclass(frozen=True)
@@ -182,7 +193,7 @@ class QawsInversionOptions(QawsSearchOptions):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        v.settle(self, depth=v.integer("depth", self.depth, 1))
+        v.settle(self, depth=v.integer("depth", self.depth, 1, MAX_CYCLES, CYCLES_WHY))
 
 
 @dataclass(frozen=True)
@@ -199,7 +210,8 @@ class QawsSwitchesOptions:
     def __post_init__(self) -> None:
         given = self.budget
         _common(self, SWITCH_BUDGETS)
-        v.settle(self, policy=v.one_of("policy", self.policy, SWITCH_POLICIES), depth=v.integer("depth", self.depth, 1))
+        v.settle(self, policy=v.one_of("policy", self.policy, SWITCH_POLICIES),
+                 depth=v.integer("depth", self.depth, 1, MAX_CYCLES, CYCLES_WHY))
         if self.budget["K1"] >= self.budget["K2"]:
             raise OptionError("budget", given, f"K2's budget ({self.budget['K2']}) is not larger than K1's "
                                                f"({self.budget['K1']}); the bound is about K2 having the larger one")

@@ -23,7 +23,7 @@ from warpcheck._reorder import analysis, kernel_proof, replay, simulate, stream_
 from warpcheck._reorder.launch import run_analysis
 from warpcheck._reorder.options import (AnalyzeOptions, ReorderProveOptions, ReorderReplayOptions,
                                         ReorderSimulateOptions)
-from warpcheck._values import build, flag
+from warpcheck._values import build, callback, flag
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.l1 import parse_cache
 from warpcheck.sim.reorder.accesses import Analysis
@@ -194,6 +194,7 @@ def reorder_prove(kernel: str | Path | None = None, *, progress: Callable[[str],
     temporary folder).  ``progress`` receives a line on what a long proof is
     doing.
     """
+    callback("progress", progress)
     o = build(ReorderProveOptions, "reorder_prove", _keywords({"kernel": kernel, **keywords}))
     with bounded(o.timeout, o.memory):
         return proof_of(o, progress)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from warpcheck._values import (DEFAULT_MEMORY_GIB, assignments, distinct_paths, flag, gib, integer, one_of,
-                               optional_integer, path, seconds, settle, text)
+                               optional_integer, path, seconds, settle, text, whole)
 from warpcheck.models.errors import ConfigError, OptionError
+from warpcheck.models.file_schemas import MAX_LATENCY
 from warpcheck.models.reorder.l1 import STORE_POLICIES, parse_cache
 from warpcheck.models.reorder.mutants import MUTANTS
 from warpcheck.models.reorder.order import ORDERS
@@ -31,6 +32,8 @@ CHANNEL = 2  # the channel depth the proofs cover, and the timing runs' default:
 KERNEL_CACHE = "16K:4"  # the L1 of a kernel proof or timing run
 STREAM_CACHE = "512:2"  # 2 sets of 2 ways at 128-byte lines: small enough that lines collide and get evicted
 MAX_CHANNEL = 64
+MAX_LINE_BYTES = 1 << 20  # as a witness file's line_bytes
+LATENCY_WHY = "as an SM configuration's latencies: no memory takes longer"
 Dim3 = tuple[int, int, int]
 
 
@@ -50,7 +53,7 @@ def dims(option: str, value: Any, limit: int) -> Dim3 | None:
 
 
 def _whole(p: Any) -> bool:
-    return isinstance(p, int) and not isinstance(p, bool) or isinstance(p, str) and p.strip().lstrip("+-").isdigit()
+    return whole(p) is not None
 
 
 def _bad_dims(option: str, value: Any) -> int:
@@ -70,7 +73,7 @@ def params(option: str, value: Any) -> dict[str, int]:
 def _param_value(v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, str)):
         raise ValueError(f"{v!r} is not an integer")
-    return v if isinstance(v, int) else int(v.strip(), 0)
+    return v if isinstance(v, int) else int(v.strip(), 0)  # too many digits: a ValueError, refused by name
 
 
 def cache_text(option: str, value: Any, line_bytes: int, stores: str) -> str | None:
@@ -103,7 +106,7 @@ class LaunchOptions:
     stores: str = "evict"
 
     def __post_init__(self) -> None:
-        line_bytes = integer("line_bytes", self.line_bytes)
+        line_bytes = integer("line_bytes", self.line_bytes, high=MAX_LINE_BYTES)
         if line_bytes < 1 or line_bytes & (line_bytes - 1):
             raise OptionError("line_bytes", self.line_bytes, "not a positive power of two; use e.g. 128")
         settle(self, kernel=path("kernel", self.kernel), entry=text("entry", self.entry),
@@ -188,23 +191,24 @@ class ReorderProveOptions(LaunchOptions):
         if self.mutant is not None:
             raise OptionError("mutant", self.mutant, "goes with streams (the mutation suite proves mutants over "
                                                      "every stream)")
-        check = one_of("check", self.check or "order", CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS))
+        check = one_of("check", "order" if self.check is None else self.check,
+                       CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS))
         if check not in CHECKS:
             raise OptionError("check", check, f"for streams; on a kernel check one of: {', '.join(CHECKS)}")
         if self.no_unit and check in ("deadlock", "wait"):
             raise OptionError("check", check, "needs the unit; without the unit check order or misses")
-        settle(self, check=check, cache=self.cache or KERNEL_CACHE)
+        settle(self, check=check, cache=KERNEL_CACHE if self.cache is None else self.cache)
 
     def _stream_mode(self) -> None:
         given = [n for n in ("kernel", "grid", "block", "entry", "param", "no_unit") if getattr(self, n)]
         if given:
             raise OptionError(given[0], getattr(self, given[0]), "not for streams: they prove the unit for every "
                                                                  "stream, without a kernel")
-        check = one_of("check", self.check or "stream", STREAM_CHECKS + tuple(c for c in CHECKS
+        check = one_of("check", "stream" if self.check is None else self.check, STREAM_CHECKS + tuple(c for c in CHECKS
                                                                              if c not in STREAM_CHECKS))
         if check not in STREAM_CHECKS:
             raise OptionError("check", check, f"for a kernel; with streams check one of: {', '.join(STREAM_CHECKS)}")
-        settle(self, check=check, cache=self.cache or STREAM_CACHE, blocks=self._blocks())
+        settle(self, check=check, cache=STREAM_CACHE if self.cache is None else self.cache, blocks=self._blocks())
 
     def _blocks(self) -> tuple[int, ...]:
         """Each warp's block (default: all in block 0)."""
@@ -252,10 +256,15 @@ class ReorderSimulateOptions(LaunchOptions):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._launch_given("reorder simulate")
-        hit = integer("hit", self.hit, low=1)
-        settle(self, cache=cache_text("cache", self.cache, self.line_bytes, self.stores), hit=hit,
-               miss=integer("miss", self.miss, low=hit), jitter=integer("jitter", self.jitter, low=0),
+        hit = integer("hit", self.hit, 1, MAX_LATENCY, LATENCY_WHY)
+        cache = KERNEL_CACHE if self.cache is None else self.cache  # None: not given, as in reorder prove
+        settle(self, cache=cache_text("cache", cache, self.line_bytes, self.stores), hit=hit,
+               miss=integer("miss", self.miss, 1, MAX_LATENCY, LATENCY_WHY),
+               jitter=integer("jitter", self.jitter, 0, MAX_LATENCY, LATENCY_WHY),
                seeds=integer("seeds", self.seeds, 1, 10_000), design=one_of("design", self.design, DESIGNS),
                channel=integer("channel", self.channel, 1, MAX_CHANNEL))
+        if self.miss < hit:
+            raise OptionError("miss", self.miss, f"not allowed; it must be >= {hit} (hit: a miss takes at least as "
+                                                 "long as a hit)")
         self._budget(self.timeout, self.memory)
 

@@ -118,7 +118,8 @@ def _add_prove(sub: Any) -> None:
                         f"(default {P.prologue}: the warm start already has full ibuffers)")
     p.add_argument("--lemma-cache", metavar="DIR", type=output_folder(P.lemma_cache or ""),
                    help="folder where the lemmas proved are kept, per exact model, so that the same proof run "
-                        f"again (after a timeout, say) starts where it stopped (default {P.lemma_cache})")
+                        f"again (after a timeout, say) starts where it stopped; a model's file there is replaced "
+                        f"as its work grows (default {P.lemma_cache})")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_prove, kept_on_stop=_lemmas_kept)
