@@ -76,8 +76,8 @@ def test_every_example_sweep_file_is_valid(monkeypatch):
     (TINY.replace('"{kernel}"', '"{kernel:>9}"'), "{kernel:>9} is not an axis or option name in braces"),
     (TINY.replace('"{kernel}"', '"{}"'), "arguments[0] = '{}': {} is not an axis or option name in braces"),
     (TINY.replace('"{kernel}"', '"{kernel[0]}"'), "{kernel[0]} is not an axis or option name in braces"),
-    (TINY.replace("[options]", "[options]\ntimeout = nan"), "warps = 1} is refused: makespan: timeout=nan: not allowed; "
-                                                            "give a finite number"),
+    (TINY.replace("[options]", "[options]\ntimeout = nan"), "warps = 1} is refused: makespan: timeout=nan: not a number "
+                                                            "of seconds"),
     (TINY.replace("[options]", "[options]\nmemory = -inf"), "is refused: makespan: memory=-inf: not allowed; give a "
                                                            "finite number"),
     (TINY.replace("warps = [1, 2, 3]", "warps = [1, -2]"), "warps = -2} is refused: makespan: warps=-2: not allowed; "

@@ -282,9 +282,9 @@ def auto(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float | None
 
 
 def _portfolio_child(answers: Any, name: str, ts: TransitionSystem, prop: Prop, max_k: int,
-                     timeout: float | None, progress: Progress | None, lemma_cache: str | None) -> None:
+                     timeout: float | None, progress: Progress | None, lemma_cache: str | None = None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the loser is terminate()d: end at once, whatever the parent set
-    told: dict[str, Any] = {"bmc": {}, "random": {}, "kind": {"lemma_cache": lemma_cache}}[name]
+    told: dict[str, Any] = {"lemma_cache": lemma_cache} if name == "kind" else {}  # only k-induction keeps lemmas
     if name != "random":
         told["established"] = lambda what, n: answers.put((NOTE, (name, what, n)))
     try:

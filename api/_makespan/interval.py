@@ -85,7 +85,9 @@ def widen(kernel: MkKernel, warps: int, found: Outcome, deadline: float, progres
     while (runs is None or search.runs < runs) and (time.monotonic() < deadline or not best_len) and best_len < upper:
         step = SLICE_RUNS if runs is None else min(SLICE_RUNS, runs - search.runs)
         before = search.runs
-        got = search.more(step, deadline - POST_RUNS * search.last, target=upper)
+        # the first run gets KEPT_GRACE even past a deadline the set-up used up (a lower end), and no more
+        until = deadline - POST_RUNS * search.last if best_len else max(deadline, time.monotonic() + KEPT_GRACE)
+        got = search.more(step, until, target=upper)
         if got is None:
             break  # the first run did not end by the deadline (a million warps): the interval has no run
         mine = got
