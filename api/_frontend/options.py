@@ -319,11 +319,12 @@ class SimulateOptions:
 class DemoOptions:
     """``warpcheck demo``: SWaS proved for three policies, the nine baseline pairs refuted, all replayed.
 
-    ``timeout`` is per proof; witnesses go to ``out``.
+    ``timeout`` is per proof, and only a backstop: each proof is bounded by work (k-induction and BMC up
+    to the configuration's horizon), so the default gives a busy machine room; witnesses go to ``out``.
     """
 
     warps: int = 4
-    timeout: float | None = 120.0
+    timeout: float | None = 3600.0
     out: str = "warpcheck-out"
     memory: float | None = DEFAULT_MEMORY_GIB
 

@@ -156,7 +156,8 @@ def register(sub: Any) -> None:
                                    "each of the nine fetch x issue combinations; replay each on both designs; "
                                    "print one summary table.")
     d.add_argument("--warps", "-W", type=int, help=f"number of warps (default {D.warps})")
-    d.add_argument("--timeout", type=positive_seconds, default=D.timeout, help=f"seconds per proof (default {D.timeout:g})")
+    d.add_argument("--timeout", type=positive_seconds, default=D.timeout, help=f"seconds per proof, a backstop only: each proof is bounded by work "
+                   f"(k-induction, BMC to the horizon) (default {D.timeout:g})")
     d.add_argument("--out", type=output_folder(D.out), help=f"folder for the witnesses (default {D.out}; files of the same names are replaced)")
     d.add_argument("--json", action="store_true", help="print one JSON object")
     d.set_defaults(func=_demo)
