@@ -16,8 +16,14 @@ settings.register_profile("warpcheck", deadline=None, suppress_health_check=[Hea
 settings.load_profile("warpcheck")
 
 
+# A proof's or a search's timeout in a test is a hang guard only, never what decides the verdict: the tests'
+# proofs end by their own bounds on work (depth, k, states) in seconds on an idle machine, and still end, with
+# the same verdict, on one ten times slower (sixteen busy loops on two cores).
+HANG_GUARD = 1800.0
+
+
 def assert_status(config: SMConfig, prop: str = "", expect: str = "PASS", engine_name: str = "kind",
-                  depth: int = 6, timeout: float = 120, design: FrontEnd | None = None) -> Result:
+                  depth: int = 6, timeout: float = HANG_GUARD, design: FrontEnd | None = None) -> Result:
     """Run an engine on a design beside its property's reference; fail with the status if it is not ``expect``."""
     fe = design or FrontEnd(config)
     prop = prop or default_property(config.design)

@@ -107,7 +107,7 @@ def test_sigterm_stops_the_verb_and_its_workers_like_ctrl_c(name, tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "warpcheck.cli", *LONG_RUNS[name]], cwd=tmp_path,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     workers: list[int] = []
-    for _ in range(100):  # wait (by polling, up to 10 s) until the verb has started its workers
+    for _ in range(3000):  # wait (by polling) until the verb has started its workers; 300 s: a hang guard only
         time.sleep(0.1)
         workers = _children(p.pid)
         if workers or p.poll() is not None:
