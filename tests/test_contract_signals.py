@@ -152,13 +152,14 @@ def test_a_portfolio_child_ends_quietly_when_terminated_under_the_guard(monkeypa
     from warpcheck import _guard as guard
     from warpcheck.verify import engines
 
-    monkeypatch.setitem(engines.ENGINES, "sleepy", lambda *a, **k: time.sleep(60))
+    ctx = multiprocessing.get_context("fork")
+    running = ctx.Event()  # set by the child once in its engine: terminated then, whatever the machine's load
+    monkeypatch.setitem(engines.ENGINES, "sleepy", lambda *a, **k: (running.set(), time.sleep(60)))
     old = signal.signal(signal.SIGTERM, guard._on_signal)  # as under guarded()
     try:
-        ctx = multiprocessing.get_context("fork")
         p = ctx.Process(target=engines._portfolio_child, args=(ctx.Queue(), "sleepy", None, None, 1, None, None))
         p.start()
-        time.sleep(0.5)
+        assert running.wait(300), "the portfolio child never reached its engine"  # 300 s: a hang guard only
         p.terminate()
         p.join(30)
     finally:
