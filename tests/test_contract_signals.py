@@ -115,7 +115,7 @@ def test_sigterm_stops_the_verb_and_its_workers_like_ctrl_c(name, tmp_path):
     assert p.poll() is None and workers, f"{name} started no worker: {p.communicate()}"
     p.send_signal(signal.SIGTERM)
     try:
-        _, err = p.communicate(timeout=30)
+        _, err = p.communicate(timeout=300)  # a hang guard only: how soon it stops is not asserted
     finally:
         p.kill()
     assert p.returncode == 143, (p.returncode, err[-2000:])
