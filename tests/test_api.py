@@ -165,7 +165,7 @@ def test_btor2_bad_is_reachable_exactly_when_the_kit_fails(baseline_fail):
 
 
 def _bitwuzla(text: str) -> str:
-    bz = pytest.importorskip("bitwuzla")
+    bz = pytest.importorskip("bitwuzla", reason="bitwuzla is in the test extra: pip install '.[test]'")
     parser = bz.Parser(bz.TermManager(), bz.Options(), "smt2")
     parser.parse(text, parse_only=True, parse_file=False)
     return str(parser.bitwuzla().check_sat())

@@ -24,7 +24,7 @@ def test_api_md_reference_is_the_docstrings_and_the_html_builds(tmp_path):
     gen = _load(ROOT / "docs" / "gen_api.py")
     text = (ROOT / "docs" / "api.md").read_text()
     assert text == gen.rebuilt(text), "docs/api.md is stale: run python docs/gen_api.py"
-    pdoc = pytest.importorskip("pdoc")
+    pdoc = pytest.importorskip("pdoc", reason="pdoc is in the test extra: pip install '.[test]'")
     pdoc.render.configure(docformat="restructuredtext")
     pdoc.pdoc("warpcheck", output_directory=tmp_path)  # warnings (a broken annotation, ...) are errors here
     html = (tmp_path / "warpcheck.html").read_text()

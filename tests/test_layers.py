@@ -165,8 +165,9 @@ def test_models_spec_and_sim_import_no_solver():
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.slow  # about 400 CPU-seconds with a cold mypy cache (a fresh clone, CI), seconds with a warm one: .ci/run runs it alone
 def test_every_layer_type_checks():
-    api = pytest.importorskip("mypy.api")
+    api = pytest.importorskip("mypy.api", reason="mypy is in the test extra: pip install '.[test]'")
     folders = [str(ROOT / layer) for layer in ALLOWED]
     out, err, code = api.run(["--ignore-missing-imports", "--cache-dir", str(ROOT / ".mypy_cache"), *folders])
     assert code == 0, out + err

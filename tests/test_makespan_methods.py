@@ -4,6 +4,7 @@ import itertools
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import HANG_GUARD
 from warpcheck.encodings.makespan.ilp import MakespanIlp
 from warpcheck.models.makespan.sm import CountSM
 from warpcheck.models.makespan.kernel import make_kernel
@@ -37,7 +38,7 @@ def test_smt_bound_search_equals_enumeration(text, sig, other, warps):
     k = make_kernel(text, {u: (sig if u == "L" else other) for u in set(text)})
     warps = min(warps, max(1, 14 // len(k.instrs)))  # keeps the Z3 proofs to seconds
     oracle = worst_case(k, warps)
-    found = bound_search(k, warps, timeout=60)
+    found = bound_search(k, warps, timeout=HANG_GUARD)
     assert found.exact and found.makespan == oracle.makespan
     for sched in (oracle.schedule, found.schedule):
         r = replay(sched)
@@ -57,14 +58,14 @@ def test_multi_cycle_instructions_agree_across_methods(text, sigma, warps):
     k = make_kernel(text, sigma)
     oracle = worst_case(k, warps)
     assert oracle.makespan == worst_case_per_warp(k, warps)
-    found = bound_search(k, warps, timeout=60)
+    found = bound_search(k, warps, timeout=HANG_GUARD)
     assert found.exact and found.makespan == oracle.makespan and replay(found.schedule).ok
 
 
 @pytest.mark.parametrize("text,sigma,warps", [("LLCLL", {"L": 1, "C": 1}, 5), ("LCLCL", {"L": "1/2", "C": 1}, 2)])
 def test_optimize_equals_enumeration(text, sigma, warps):
     k = make_kernel(text, sigma)
-    found = optimize_search(k, warps, timeout=60)
+    found = optimize_search(k, warps, timeout=HANG_GUARD)
     assert found.exact and found.makespan == worst_case(k, warps).makespan and replay(found.schedule).ok
 
 
@@ -73,7 +74,7 @@ def test_optimize_equals_enumeration(text, sigma, warps):
                                                ("LL", {"L": 2}, 4)])  # Eq. 5-7 says 4: a horizon of it cut the run of 5
 def test_paper_ilp_equals_enumeration(text, sigma, warps):
     k = make_kernel(text, sigma)
-    r = MakespanIlp(k, warps).solve(timeout=60)
+    r = MakespanIlp(k, warps).solve(timeout=HANG_GUARD)
     assert r.optimal and r.makespan == worst_case(k, warps).makespan
     assert replay(Schedule(k, tuple(map(tuple, r.issue)))).ok
 
@@ -101,7 +102,7 @@ def test_all_exact_methods_agree_sweep(text, warps):
     assert deficit.upper is None or deficit.upper >= oracle
     assert deficit.makespan <= oracle and (not deficit.exact or deficit.makespan == oracle)
     if warps * len(text) <= 16:  # the Z3 search is slow beyond this
-        found = bound_search(k, warps, timeout=300)
+        found = bound_search(k, warps, timeout=HANG_GUARD)
         assert found.exact and found.makespan == oracle and replay(found.schedule).ok
     if warps <= 3 and len(text) <= 5:
         assert worst_case_per_warp(k, warps) == oracle
@@ -132,7 +133,7 @@ def test_paper_ilp_solves_after_a_highs_solve_with_other_threads():
     other.addVar(0, 1)
     other.run()
     k = make_kernel("LLC", {"L": 1, "C": 1})
-    r = MakespanIlp(k, 3).solve(timeout=60)
+    r = MakespanIlp(k, 3).solve(timeout=HANG_GUARD)
     assert r.optimal and r.makespan == worst_case(k, 3).makespan
 
 

@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+from conftest import HANG_GUARD
 from warpcheck.cli.main import main
 from warpcheck._makespan import mutation
 from warpcheck._makespan.mutation import MUTANTS, applied, kill
@@ -145,6 +146,6 @@ def test_the_eq5_7_mutant_also_cuts_the_ilp_horizon():
 
     kernel = make_kernel("LL", {"L": "2"})
     with applied(MUTANTS["pessimistic-on-wide-units"]):
-        cut = MakespanIlp(kernel, 4).solve(timeout=60)
+        cut = MakespanIlp(kernel, 4).solve(timeout=HANG_GUARD)
     assert cut.optimal and cut.makespan == 4 < worst_case(kernel, 4).makespan == 5
-    assert MakespanIlp(kernel, 4).solve(timeout=60).makespan == 5
+    assert MakespanIlp(kernel, 4).solve(timeout=HANG_GUARD).makespan == 5

@@ -116,12 +116,14 @@ def test_swas_stays_proved_with_a_prologue():
 
 
 
-def test_a_baseline_counterexample_at_few_warps_is_lifted_to_many_and_replays(tmp_path):
+def test_a_baseline_counterexample_at_eight_warps_is_written_full_size_and_replays(tmp_path):
+    """auto races lifting a small counterexample, BMC and random runs: whichever answers first, the answer is
+    FAIL with a witness of the size asked for that the simulator replays (the lifting itself is checked below)."""
     from warpcheck._frontend.options import ProveOptions
     from warpcheck._frontend.proof import prove_run
     cfg = SMConfig(warps=8, design="baseline", fetch_policy="lrr", issue_policy="lrr")
     out = prove_run(ProveOptions(config=cfg, witness=str(tmp_path / "w.json")))
-    assert out.result.status.value == "FAIL" and out.result.engine == "auto:lift"
+    assert out.result.status.value == "FAIL" and out.result.engine.startswith("auto:")
     assert len(out.result.trace.states[0]) == len(get_property("oracle").checked(FrontEnd(cfg)).state_vars())
     back = wit.load(tmp_path / "w.json")
     assert back.config.warps == 8  # a witness of the size asked for, replayed by the simulator
@@ -139,3 +141,14 @@ def test_lifting_claims_nothing_without_a_confirming_full_size_run():
     swas = replace(cfg, design="swas")  # the same run on SWaS keeps to the oracle: nothing to claim
     assert lift._replay(oracle(FrontEnd(swas)), trace.params, trace.inputs) is None
     assert lift.lift_violation(swas, oracle, 8, 30) is None  # no violation at 4 warps: nothing lifted
+
+
+def test_a_counterexample_at_few_warps_lifts_to_eight_and_replays_there():
+    """What auto:lift answers when it wins the race, called on its own: a violation at eight warps."""
+    from warpcheck.verify.frontend import lift
+    cfg = SMConfig(warps=8, design="baseline", fetch_policy="lrr", issue_policy="lrr")
+    oracle = get_property("oracle").checked
+    lifted = lift.lift_violation(cfg, oracle, 19, None)  # bounded by depth, not by the clock
+    assert lifted is not None
+    trace, frame = lifted
+    assert lift._replay(oracle(FrontEnd(cfg)), trace.params, trace.inputs)[1] == frame

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import HANG_GUARD
 from warpcheck._qaws.mutation import MUTANTS, kill
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.verify.qaws.switches import prove_switch_bound
@@ -45,5 +46,5 @@ def test_switches_takes_k1_from_the_budgets_not_from_the_policys_groups():
     """Groups relabelled inside the policy give K1 the budget 4: the switch bound of b(K1) = 1 breaks."""
     m = MUTANTS["qaws-groups-swapped"]
     cfg = SMConfig(design="swas", issue_policy="qaws").with_(**dict(m.config))
-    r = prove_switch_bound(m.make(cfg), max_k=1, timeout=300)
+    r = prove_switch_bound(m.make(cfg), max_k=1, timeout=HANG_GUARD)
     assert r.status.value == "FAIL" and r.trace.states[-1]["mon.sw"] == 2

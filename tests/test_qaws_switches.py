@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from conftest import HANG_GUARD
 from warpcheck.cli.main import main
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
@@ -30,7 +31,7 @@ def _k1_budget_ignored(config: SMConfig) -> FrontEnd:
 
 @pytest.mark.parametrize("kow, budgets", [((0, 0, 1, 1), (1, 4)), ((0, 0, 1, 1), (2, 3)), ((0, 0, 0, 1, 1), (2, 5))])
 def test_switch_bound_is_proved_for_every_run(kow, budgets):
-    r = prove_switch_bound(FrontEnd(_config(kow, budgets)), timeout=300)
+    r = prove_switch_bound(FrontEnd(_config(kow, budgets)), timeout=HANG_GUARD)
     assert r.status.value == "PASS" and not r.bounded
 
 
@@ -44,7 +45,7 @@ def test_the_bound_is_reached(budgets, depth):
 @pytest.mark.parametrize("make", [lambda c: FrontEnd(c.with_(issue_policy="gtlo")), _k1_budget_ignored],
                          ids=["gto", "qaws-k1-budget-ignored"])
 def test_a_policy_that_ignores_the_budget_fails_with_a_replayed_run(make):
-    r = prove_switch_bound(make(_config(budgets=(1, 2))), max_k=1, timeout=300)
+    r = prove_switch_bound(make(_config(budgets=(1, 2))), max_k=1, timeout=HANG_GUARD)
     assert r.status.value == "FAIL" and r.trace.states[-1]["mon.sw"] == 2  # replayed inside prove_switch_bound
 
 

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from conftest import HANG_GUARD
 from warpcheck.cli.main import main
 from warpcheck.models.frontend.config import DEFAULT_LATENCY, SMConfig
 from warpcheck.models.errors import ConfigError
@@ -126,7 +127,7 @@ def test_prove_covers_late_launches(prop):
     """The references keep their own launch clock: the design is proved with K2 launched at cycle 3."""
     from warpcheck._frontend.options import ProveOptions
     from warpcheck._frontend.proof import prove_run
-    r = prove_run(ProveOptions(config=LATE, property=prop, timeout=300.0)).result
+    r = prove_run(ProveOptions(config=LATE, property=prop, timeout=HANG_GUARD)).result
     assert r.status is Status.PASS and not r.bounded, (prop, r.label, r.message)
 
 

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+from conftest import HANG_GUARD
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.models.reorder.l1 import L1Port, L1Spec, parse_cache
 from warpcheck.models.errors import ConfigError
@@ -115,9 +116,9 @@ def test_exact_misses_under_the_unit_for_table_2_caches(spec, stores):
 def test_misses_are_proved_with_the_unit_and_fail_without(spec):
     work = conflict_workload()
     expect = replay([work.accesses[w][k] for w, k in static_order(work.epochs)], spec).load_misses
-    ok = prove(Monitored(ReorderUnit(work, 2, l1=spec), expect), "misses", timeout=120)
+    ok = prove(Monitored(ReorderUnit(work, 2, l1=spec), expect), "misses", timeout=HANG_GUARD)
     assert ok.status is Status.PASS and not ok.rejected_lemmas, ok.message
-    bad = prove(Monitored(ReorderUnit(work, 2, unit=False, l1=spec), expect), "misses", timeout=120)
+    bad = prove(Monitored(ReorderUnit(work, 2, unit=False, l1=spec), expect), "misses", timeout=HANG_GUARD)
     assert bad.status is Status.FAIL
     assert bad.trace.states[-1]["misses"] != expect
 
@@ -137,7 +138,7 @@ def test_a_cache_without_promotion_on_hit_fails_the_misses_check(monkeypatch):
     spec = L1Spec(1024 * 16, 2)  # static order A B A C A B: LRU misses 4 times, FIFO 5
     expect = replay([work.accesses[w][k] for w, k in static_order(work.epochs)], spec).load_misses
     assert expect == 4
-    assert prove(Monitored(ReorderUnit(work, 2, l1=spec), expect), "misses", timeout=120).status is Status.PASS
+    assert prove(Monitored(ReorderUnit(work, 2, l1=spec), expect), "misses", timeout=HANG_GUARD).status is Status.PASS
     monkeypatch.setattr(l1_model, "load", fifo_load)
-    r = prove(Monitored(ReorderUnit(work, 2, l1=spec), expect), "misses", timeout=120)
+    r = prove(Monitored(ReorderUnit(work, 2, l1=spec), expect), "misses", timeout=HANG_GUARD)
     assert r.status is Status.FAIL and r.trace.states[-1]["misses"] != expect

@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from conftest import HANG_GUARD
 from warpcheck.cli.main import main
 from warpcheck.encodings.concrete import CONCRETE as A
 from warpcheck.models.reorder.l1 import L1Port, L1Spec
@@ -25,20 +26,20 @@ def _monitor(blocks=(0, 0), length=3, channel=2, order="round", cls=ReorderUnit)
 
 @pytest.mark.parametrize("order,blocks", [("round", (0, 0)), ("barrier", (0, 1))])
 def test_the_unit_is_proved_for_every_stream(order, blocks):
-    r = S.prove_streams(_monitor(blocks, order=order), "stream", timeout=120)
+    r = S.prove_streams(_monitor(blocks, order=order), "stream", timeout=HANG_GUARD)
     assert r.status is Status.PASS and not r.bounded, r.message
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("channel", [1, 3])
 def test_the_unit_is_proved_for_three_warps(channel):
-    r = S.prove_streams(_monitor((0, 0, 1), channel=channel, order="barrier"), "stream", timeout=300)
+    r = S.prove_streams(_monitor((0, 0, 1), channel=channel, order="barrier"), "stream", timeout=HANG_GUARD)
     assert r.status is Status.PASS, r.message
 
 
 def test_the_wait_bound_is_tight(monkeypatch):
     monkeypatch.setattr(S, "wait_bound", lambda channel: channel - 2)
-    r = S.prove_streams(_monitor(length=2), "wait", timeout=120)
+    r = S.prove_streams(_monitor(length=2), "wait", timeout=HANG_GUARD)
     assert r.status is Status.FAIL
 
 

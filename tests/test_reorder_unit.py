@@ -9,6 +9,7 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+from conftest import HANG_GUARD
 from warpcheck.cli.main import main
 from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Unrolling
@@ -49,21 +50,21 @@ class HeadOnly(ReorderUnit):
 
 
 def test_with_the_unit_the_order_is_proved_unbounded():
-    r = prove(Monitored(ReorderUnit(THREE_EACH, channel=2)), "order", timeout=120)
+    r = prove(Monitored(ReorderUnit(THREE_EACH, channel=2)), "order", timeout=HANG_GUARD)
     assert r.status is Status.PASS and not r.bounded and not r.rejected_lemmas, r.message
 
 
 def test_no_delivery_is_ever_dropped_from_a_channel():
     for channel in (1, 2, 3):
         ts = ReorderUnit(Workload(((0, 0, 1), (0, 1), (1,)), (0, 0, 0)), channel, "barrier", channel_lemmas=True)
-        r = prove(Monitored(ts), "order", timeout=120)
+        r = prove(Monitored(ts), "order", timeout=HANG_GUARD)
         assert r.status is Status.PASS and not r.rejected_lemmas, r.rejected_lemmas
         assert any(n.startswith("channel_holds_queued.") for n in r.lemmas)
 
 
 def test_without_the_unit_the_order_fails_and_replays():
     m = Monitored(ReorderUnit(THREE_EACH, channel=2, unit=False))
-    r = prove(m, "order", timeout=60)
+    r = prove(m, "order", timeout=HANG_GUARD)
     assert r.status is Status.FAIL and r.trace is not None
     replayed = simulate(m.inner, schedule_of(r.trace)).order
     assert replayed != m.order[:len(replayed)]
@@ -71,7 +72,7 @@ def test_without_the_unit_the_order_fails_and_replays():
 
 def test_the_mutant_without_search_pointer_fails():
     m = Monitored(HeadOnly(THREE_EACH, channel=2))
-    r = prove(m, "order", timeout=60)
+    r = prove(m, "order", timeout=HANG_GUARD)
     assert r.status is Status.FAIL, r.label
     replayed = simulate(m.inner, schedule_of(r.trace)).order
     assert replayed != m.order[:len(replayed)]
@@ -88,11 +89,11 @@ def test_random_schedules_under_the_unit_give_the_static_order():
 def test_deadlock_is_found_replayed_and_the_barrier_order_is_free():
     work = Workload(((1,), (0, 1)), (0, 0))
     m = Monitored(ReorderUnit(work, channel=2, order="round"))
-    r = prove(m, "deadlock", timeout=60)
+    r = prove(m, "deadlock", timeout=HANG_GUARD)
     assert r.status is Status.FAIL
     assert drain(m.inner, schedule_of(r.trace)).order == []
     free = Monitored(ReorderUnit(work, channel=2, order="barrier"))
-    assert prove(free, "deadlock", timeout=60).status is Status.PASS
+    assert prove(free, "deadlock", timeout=HANG_GUARD).status is Status.PASS
     assert drain(free.inner, []).order == free.order
 
 
@@ -191,11 +192,11 @@ def test_per_kernel_wait_sees_a_stuck_search_pointer():
     from warpcheck.sim.reorder.run import longest_wait
 
     work = Workload(((0, 0, 0), (0, 0)), (0, 0))
-    good = prove(Monitored(ReorderUnit(work, 2, channel_lemmas=True), wait=True), "wait", timeout=120)
+    good = prove(Monitored(ReorderUnit(work, 2, channel_lemmas=True), wait=True), "wait", timeout=HANG_GUARD)
     assert good.status is Status.PASS and not good.bounded, good.message
     stuck = Monitored(MUTANTS["pointer-stuck"].make()(work, 2, channel_lemmas=True), wait=True)
-    assert prove(stuck, "order", timeout=120).status is Status.PASS  # what the issue found
-    r = prove(stuck, "wait", timeout=120)
+    assert prove(stuck, "order", timeout=HANG_GUARD).status is Status.PASS  # what the issue found
+    r = prove(stuck, "wait", timeout=HANG_GUARD)
     assert r.status is Status.FAIL
     assert longest_wait(simulate(stuck.inner, schedule_of(r.trace)), stuck.order, 1) is not None
 

@@ -7,13 +7,13 @@ import pytest
 
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.sim.frontend import native
 from warpcheck.sim.frontend.batch import sources_for
 from warpcheck.sim.frontend.driver import run_iter
 from warpcheck.sim.frontend.metrics import simulate
 from warpcheck.sim.frontend.suite import BUILTIN, builtin
 from warpcheck.sim.frontend.workloads import ICache, WorkloadSource
 
-native = pytest.importorskip("warpcheck.sim.frontend.native")
 if not native.available():
     pytest.skip("numba is not installed (pip install warpcheck[fast])", allow_module_level=True)
 

@@ -17,7 +17,7 @@ from warpcheck.cli.main import main
 from warpcheck._sweep.grid import load_sweep
 from warpcheck._sweep.store import Store
 
-distributed = pytest.importorskip("dask.distributed")
+distributed = pytest.importorskip("dask.distributed", reason="dask[distributed] is a dependency of warpcheck: pip install .")
 
 # Tiny runs: a worker's first run also imports the kit (about a second), long enough to be caught
 # running when its worker is killed.
