@@ -172,3 +172,7 @@ def test_the_history_words_are_phrases_not_technical_words():
 def test_relative_links_resolve(page):
     for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text()):
         assert (page.parent / target).exists(), f"{page.name}: link to {target} leads nowhere"
+
+
+def test_the_readme_stays_a_users_page_of_at_most_250_lines():
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250, "move details to docs/"
