@@ -344,7 +344,8 @@ def test_a_crash_is_exit_5_with_a_crash_report(workdir, capsys, monkeypatch):
 def test_timeout_bounds_model_construction(workdir, capsys):
     # no machine builds 400 warps' model in 1 s; how far past it the run ends: benchmarks/contract_timing.py
     assert main(["prove", "--warps", "400", "--timeout", "1", "--quiet"]) == 4
-    assert "TIMEOUT" in capsys.readouterr().err
+    out, err = capsys.readouterr()  # the engine's own TIMEOUT report (what it established), or the guard's line
+    assert "TIMEOUT" in out + err
 
 
 def test_baseline_witness_is_written_when_swas_refuses_its_configuration(workdir, capsys):
