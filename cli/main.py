@@ -1,7 +1,8 @@
-"""The ``warpcheck`` command: one verb per module; every way a run can end, with its exit code, here.
+"""The ``warpcheck`` command: the verbs' parsers, the check of files, and every way a run can end, with its exit code.
 
-The command line sits above the four layers: ``replay`` needs the simulator
-and ``prove`` the engines, and neither layer may import the other.
+The command line is a shell over the library: each verb parses argv into its
+options record, the library runs it, the verb prints the result.  Here the
+library's refusals are re-spelled with the flags the user typed.
 """
 from __future__ import annotations
 
