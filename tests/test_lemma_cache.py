@@ -126,3 +126,21 @@ def test_a_report_without_a_witness_says_which_cycles_its_depth_covers(result, s
     from warpcheck._frontend.proof import ProveOutcome
     text = ProveOutcome(ProveOptions(warps=2, design="swas"), result).report()
     assert (says in text) if says else "checked at depth" not in text
+
+
+def test_a_mutant_of_the_step_never_reads_the_lemmas_of_the_design(tmp_path):
+    """What a PASS from the cache would miss: lemmas proved for the design, read back for a broken step.
+
+    ``PickWhenNone`` (models/frontend/mutants.py) has the same state and initial states and another issue
+    choice; it must get its own key, prove its own lemmas, and still FAIL its property.  (Its candidates'
+    text differs too, so this test would not see a key that left the step out: the key keeps it anyway.)
+    """
+    from warpcheck.models.frontend.mutants import PickWhenNone
+
+    prove_lemmas(_ts(), cache=tmp_path)
+    said: list[str] = []
+    prove_lemmas(_ts(design=PickWhenNone), cache=tmp_path, progress=said.append)
+    assert not any("read back" in s or "resuming" in s for s in said)
+    assert len(list(tmp_path.glob("*.json"))) == 2
+    ts = _ts(design=PickWhenNone)
+    assert engines.engine("kind")(ts, ts.agree, 8, None, lemma_cache=str(tmp_path)).status is Status.FAIL
