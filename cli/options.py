@@ -1,24 +1,14 @@
-"""Argument types shared by every verb: counts with a floor and a ceiling, seconds; one-line errors."""
+"""What every verb's parser shares: the budgets' types, the marks of file options, and records from argv.
+
+Counts and other values are checked by the verb's options record (``warpcheck._values``), not here.
+"""
 from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 R = TypeVar("R")
-
-
-def at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= low, with a one-line error otherwise."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{value} is not allowed; it must be >= {low}")
-        return value
-    return parse
 
 
 def positive_seconds(text: str) -> float:
@@ -49,18 +39,6 @@ def positive_gib(text: str) -> float:
         return float(gib("memory", value) or value)
     except OptionError as e:
         raise argparse.ArgumentTypeError(f"{value:g}: {e.problem}") from None
-
-
-def at_most(high: int, low: int = 1, why: str = "") -> Callable[[str], int]:
-    """An argparse type: an integer from ``low`` to ``high`` (a ceiling keeps every run bounded; ``why`` says why)."""
-    floor = at_least(low)
-
-    def parse(text: str) -> int:
-        value = floor(text)
-        if value > high:
-            raise argparse.ArgumentTypeError(f"{value} is above the ceiling of {high}" + (f" ({why})" if why else ""))
-        return value
-    return parse
 
 
 class PathOption:
