@@ -29,6 +29,15 @@ LONG_RUNS = {  # each runs for far longer than the 2.5 s before the signal, on a
 }
 
 
+@pytest.fixture(autouse=True)
+def python_default_ctrl_c():
+    """Python's own Ctrl-C handler in this process, as in a terminal: a suite started in the background
+    (`pytest &`, nohup) inherits SIGINT ignored, and the guard rightly leaves an ignored SIGINT ignored."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 # one verb per way of running (a solver in the main process, workers, HiGHS in a worker) in the default
 # suite; the others share the same guard and run under -m slow
 DEFAULT_SIGINT = {"prove", "demo", "makespan"}
