@@ -24,6 +24,23 @@ def test_json_has_the_required_keys(capsys, method):
     assert out["makespan"] == 9 and out["exact"] and out["method"] == method and out["replay"]["ok"]
 
 
+@pytest.mark.parametrize("method", ["smt", "ilp", "optimize"])
+def test_an_exact_answer_of_a_solver_is_checked_by_the_checker_without_certificate_asked(method):
+    """smt, optimize and ilp keep no proof of their bound: the verb finds one (the enumeration's table on LCM, where
+    the closed forms are above 5; the pair bound on LLCLL, where it is the worst case) and the independent checker
+    checks it before the answer is printed."""
+    import warpcheck
+    from warpcheck.spec.makespan.certificate_check import check
+    from warpcheck.spec.makespan.interval_check import check_interval
+
+    r = warpcheck.makespan("LCM", 3, {"L": "1", "C": "1", "M": "1"}, method=method)
+    assert r.exact and r.makespan == 5 and r.certificate is not None and "check" in r.timings
+    assert r.certificate["bound"]["method"] == "enumerate" and check(r.certificate).makespan == 5
+    r = warpcheck.makespan("LLCLL", 2, {"L": "1", "C": "1"}, method=method)
+    assert r.exact and r.certificate is not None and r.certificate["bound"]["method"] == "pairs"
+    assert check_interval(r.certificate).upper == r.makespan == 9
+
+
 @pytest.mark.parametrize("method,value", [("approx", 9), ("pessimistic", 10)])
 def test_estimates_are_not_exact(capsys, method, value):
     assert main(["makespan", "LLCLL", "-W", "2", "--sigma", "L=1", "--sigma", "C=1", "--method", method,
