@@ -66,7 +66,7 @@ class UserPolicy:
         """The policy as the design runs it."""
         return Policy(self.name, self.summary, lambda A, st, e, k, ctx: _call(self.name, "choose", self.choose, A, st, e),
                       lambda A, st, c, e, ctx: dict(_call(self.name, "update", self.update, A, st, c, e)),
-                      lambda ctx: self.fields(ctx.warps), reads_elig=True)
+                      lambda ctx: self.fields(ctx.warps), reads_elig=True, contract=True)
 
     def as_reference(self) -> "UserReference":
         """The policy as the references run it (the specification)."""
