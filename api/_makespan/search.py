@@ -69,7 +69,7 @@ def solve(o: MakespanOptions, progress: Progress = None) -> MakespanResult:
     if out.schedule is not None:
         _replayed(r, out.schedule)
     if out.proof is not None and out.schedule is not None and (out.exact or out.upper is not None):
-        _certify(o, r, out)
+        _certify(o, r, out, kernel)
     elif o.certificate:
         r.certificate_file, r.certificate_asked = None, True
     return r
@@ -166,12 +166,13 @@ def _replayed(r: MakespanResult, schedule: Schedule) -> None:
         raise KitError(f"the schedule found does not replay: {rep.problem or rep.makespan}; a bug of warpcheck")
 
 
-def _certify(o: MakespanOptions, r: MakespanResult, out: Outcome) -> None:
+def _certify(o: MakespanOptions, r: MakespanResult, out: Outcome, kernel: MkKernel) -> None:
     """Build the certificate of the answer and check it independently; write it when a file is asked for.
 
     A closed form met by the run is an interval of one.  A large table (an enumeration's, 161k entries at
-    W = 32) may take longer to check than the search left of the budget: the answer is then still reported,
-    not proved again, without the certificate (an exact answer still exits 0), rather than lost to a TIMEOUT.
+    W = 32) may take longer to check than the search left of the budget: no exact answer is printed unchecked,
+    so the answer is then reported as what is established without the checker, its run (replayed) as a lower
+    bound and the least closed bound above it (exit 4), rather than lost to a TIMEOUT.
     """
     t0 = time.monotonic()
     try:
@@ -184,8 +185,11 @@ def _certify(o: MakespanOptions, r: MakespanResult, out: Outcome) -> None:
         r.unchecked = f"{guard.stop_cause()} while it was checked"
         r.note += f"; {guard.stop_cause()} while the certificate was checked" + \
             (f": {o.certificate} not written" if isinstance(o.certificate, str) else "") + \
-            ("; the answer stands (the search proved it), its independent re-check was not done: to write it, run "
-             "again with a longer --timeout and --certificate FILE" if out.exact else "")
+            ("; the search's answer is not printed as exact before the independent checker has checked it: a lower "
+             "bound; run again with a longer --timeout to have it checked" if out.exact else "")
+        if out.exact:
+            r.exact = False
+            r.upper, r.upper_by, _ = min(closed_uppers(kernel, r.warps), key=lambda u: u[0])
         r.certificate_asked = bool(o.certificate)
         return
     r.certificate = cert
