@@ -330,8 +330,9 @@ class FrontEnd(TransitionSystem):
         ``s``: the warp chosen is eligible (-1 exactly when none is), and the update keeps every field within its
         declared range."""
         out: list[tuple[str, Any]] = []
-        keys = [self.occupancy(A, s, w) for w in range(self.W)]
-        for prefix, pol in self.contracts():
+        mine = self.contracts()
+        keys = [self.occupancy(A, s, w) for w in range(self.W)] if mine else []
+        for prefix, pol in mine:
             elig = self.issue_eligible(A, s) if prefix == "is" else self.fetch_ready(A, s)
             st = self.sched_state(s, prefix)
             c = pol.choose(A, st, elig, keys, self.pctx)
