@@ -13,8 +13,15 @@ Registered under its name, it is a policy like the kit's own in ``prove``,
 ``simulate`` and ``replay``.  It is also the *specification*: a proof runs it
 in the design (fetch, ibuffers, the SWaS coupling of fetch and issue) and, as
 the reference, in the machine a static analysis would use; what is checked is
-that the design issues what the policy says.  A bug of the policy itself is
-not something the proof can see: it is the spec.
+that the design issues what the policy says.  A bug of the policy's choices is
+not something the proof can see: it is the spec.  Its contract is: the warp it
+chooses is eligible (-1 exactly when none is) and its update keeps every field
+within its declared range; the design exports whether it held each cycle
+(``models/frontend/design.py``, ``contract_terms``) and the property requires
+it in every reachable state, so a breach at any depth is a FAIL naming the
+policy, with a witness.  :meth:`UserPolicy.check` tries the contract once from
+the initial state before any proof: a mistake it sees there is the user's
+(``ConfigError``, exit 2).
 """
 from __future__ import annotations
 
@@ -66,7 +73,7 @@ class UserPolicy:
         """The policy as the design runs it."""
         return Policy(self.name, self.summary, lambda A, st, e, k, ctx: _call(self.name, "choose", self.choose, A, st, e),
                       lambda A, st, c, e, ctx: dict(_call(self.name, "update", self.update, A, st, c, e)),
-                      lambda ctx: self.fields(ctx.warps), reads_elig=True)
+                      lambda ctx: self.fields(ctx.warps), reads_elig=True, contract=True)
 
     def as_reference(self) -> "UserReference":
         """The policy as the references run it (the specification)."""

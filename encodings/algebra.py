@@ -141,7 +141,7 @@ class Algebra:
         return self.and_(*bits) if bits else self.true
 
     def select(self, items: Sequence[Any], index: Any) -> Any:
-        """``items[index]`` for a possibly symbolic index (last item if out of range)."""
+        """``items[index]`` for a possibly symbolic index (the last item if out of range, in every algebra)."""
         out = items[-1]
         for i in range(len(items) - 2, -1, -1):
             out = self.ite(self.eq(index, self.const(i)), items[i], out)
@@ -155,7 +155,12 @@ class Algebra:
         return out
 
     def first_from(self, bits: Sequence[Any], start: Any, none: int = -1) -> Any:
-        """Index of the first true bit at or after ``start``, wrapping around, or ``none``."""
+        """Index of the first true bit at or after ``start``, wrapping around, or ``none``.
+
+        A ``start`` outside 0 .. len(bits) - 1 is no position: the answer is ``none``, in every algebra (the
+        concrete and numpy ones and the native simulator's helper do not wrap it around: a policy whose pointer
+        leaves its range then issues nothing, in the simulator as in a proof, and the witness replays).
+        """
         n = len(bits)
         out: Any = self.const(none)
         for k in range(n):  # candidate start positions, each a rotation

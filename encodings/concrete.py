@@ -74,6 +74,8 @@ class ConcreteAlgebra(Algebra):
 
     def first_from(self, bits: Sequence[Any], start: Any, none: int = -1) -> Any:
         n = len(bits)
+        if not 0 <= start < n:  # no position to start from: none, as in every algebra (algebra.py)
+            return none
         for j in range(n):
             if bits[(start + j) % n]:
                 return (start + j) % n

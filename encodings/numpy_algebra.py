@@ -139,12 +139,14 @@ class NumpyAlgebra(Algebra):
     def first_from(self, bits: Sequence[Any], start: Any, none: int = -1) -> Any:
         n = len(bits)
         m = self._bits(bits)
-        order = (np.asarray(start)[None] + np.arange(n)[:, None]) % n
+        begin = np.asarray(start)
+        order = (begin[None] + np.arange(n)[:, None]) % n
         if order.shape[1] != self.batch:
             order = np.broadcast_to(order, (n, self.batch))
         rotated = np.take_along_axis(m, order, axis=0)
         j = rotated.argmax(axis=0)
-        return np.where(rotated.any(axis=0), order[j, self.lanes], none).astype(INT)
+        found = rotated.any(axis=0) & (begin >= 0) & (begin < n)  # a start out of range finds none (algebra.py)
+        return np.where(found, order[j, self.lanes], none).astype(INT)
 
     def argmin_true(self, bits: Sequence[Any], keys: Sequence[Any], none: int = -1) -> Any:
         m = self._bits(bits)

@@ -89,6 +89,32 @@ def test_a_wrong_policy_is_refused_in_one_line(forget):
     assert e.value.code == 2 and warpcheck.KitError.code == 5
 
 
+def _late_wrong_choose(A, st, elig):
+    """Oldest first for two issues, then warp 0 whether it is eligible or not: right from the initial state."""
+    return A.ite(A.lt(st["c"], A.const(2)), _oldest_choose(A, st, elig), A.const(0))
+
+
+def _count_issues(A, st, chosen, elig):
+    return {"c": A.ite(A.lt(chosen, A.const(0)), st["c"], A.min(A.add(st["c"], A.const(1)), A.const(3)))}
+
+
+@pytest.mark.parametrize("name, state, choose, says", [
+    ("test-late", {"c": (0, 3, 0)}, _late_wrong_choose, "chose a warp that is not eligible"),
+    ("test-count", {"c": (0, 1, 0)}, _oldest_choose, "set c outside its range 0 .. 1"),
+])
+def test_a_policy_that_breaks_its_contract_after_the_initial_state_fails_with_a_witness(name, state, choose, says):
+    """The static check sees only the initial state; the proof checks the contract in every reachable state: a FAIL
+    naming the policy, whose witness replays to the same cycle (not a PASS, as before: the reference runs the same
+    policy, so the issue records alone agree)."""
+    bad = warpcheck.UserPolicy(name, state, choose, _count_issues)
+    try:
+        r = warpcheck.prove(design="swas", policy=bad, warps=4, engine="bmc", depth=4)
+        assert r.status == "FAIL" and f"policy {name!r} (issue) {says}" in r.message, r.message
+        assert warpcheck.replay(r, policy=bad).reproduced and f"VIOLATION: policy {name!r}" in r.report()
+    finally:
+        warpcheck.unregister_policy(name)
+
+
 def _if_choose(A, st, elig):
     pick = A.const(-1)
     for w in reversed(range(len(elig))):

@@ -228,6 +228,9 @@ def _attach_witness(out: ProveOutcome) -> None:
         res.message = (f"witness does not reproduce: the solver's violation is at cycle {w.cycle}, "
                        f"the replay's at {mine.first_violation}")
         return
+    broken = mine.cycles[w.cycle].broken
+    if broken:  # the policy's own fault, not the design's: say so first
+        res.message = "; ".join(filter(None, [f"at cycle {w.cycle} {'; '.join(broken)}: the policy's fault, not the design's", res.message]))
     path = Path(o.witness or Path("warpcheck-out") / f"{out.name}.json")
     out.replaced = path.exists()
     files = {str(path): w.text(), **({o.vcd: vcd_text(out.replays)} if o.vcd else {})}

@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from warpcheck._makespan.methods import Outcome
 from warpcheck.models.errors import OptionError
 from warpcheck.models.files import atomic_write_text
 from warpcheck.models.makespan.schedule import Schedule, from_counts
@@ -71,6 +72,16 @@ def interval_certificate(kernel: str, sigma: dict[str, str], warps: int, schedul
     return {"certificate": FORMAT, "version": VERSION, "interval": True, "kernel": kernel, "sigma": sigma,
             "warps": warps, "makespan": schedule.makespan, "upper": upper,
             "schedule": [list(r) for r in schedule.issue], "bound": _bound(proof[0], proof[1], warps)}
+
+
+def answer_certificate(kernel: str, sigma: dict[str, str], warps: int, out: Outcome) -> dict[str, Any]:
+    """The certificate of an answer that has a proof: exact (a table the run meets), else an interval (a closed
+    form met by the run is an interval of one)."""
+    assert out.proof is not None and out.schedule is not None
+    if out.exact and out.proof[0] not in CLOSED_FORMS:
+        return certificate(kernel, sigma, warps, out.schedule, out.proof)
+    assert out.upper is not None
+    return interval_certificate(kernel, sigma, warps, out.schedule, out.upper[0], out.proof)
 
 
 def write(path: str, cert: dict[str, Any]) -> None:

@@ -5,7 +5,9 @@ contradicts:
 
 - the certificate of the mutant's exact answer (schedule + potential) is
   refused by ``spec/makespan/certificate_check.py``, which reads and transforms the
-  instance itself (``spec/makespan/reference.py``); or
+  instance itself (``spec/makespan/reference.py``); for the methods that keep no
+  proof (smt, optimize, ilp) the proof is the one the verb finds for them
+  (``search.with_proof``), and for ``auto`` the closed form it answers with; or
 - the mutant's run does not replay to its makespan on the reference replay
   (``replay_issue`` on the reference kernel): the run it claims is not a run;
 - or the bound it claims (its exact makespan, or the upper bound of an answer
@@ -39,9 +41,11 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from warpcheck._makespan.certificate import certificate, interval_certificate
+from warpcheck._makespan.auto import auto_exact
+from warpcheck._makespan.certificate import answer_certificate, interval_certificate
 from warpcheck._makespan.interval import widen
 from warpcheck._makespan.methods import Outcome, exact
+from warpcheck._makespan.search import with_proof
 from warpcheck._makespan.ptx_check import Disagreement, first_disagreement, first_kernel_disagreement
 from warpcheck.models.errors import WarpcheckError
 from warpcheck.models.makespan.mutants import MUTANTS as MODEL_MUTANTS
@@ -144,9 +148,12 @@ def _search(m: Mutant, warps: int, method: str) -> tuple[Outcome, dict[str, Any]
             cert = interval_certificate(m.kernel, dict(m.sigma), warps, o.schedule, o.upper[0], o.proof) \
                 if o.schedule and o.upper and o.proof else None
             return o, cert
-        o = exact(method, kernel, warps, BUDGET, None)
-        cert = certificate(m.kernel, dict(m.sigma), warps, o.schedule, o.proof) \
-            if o.exact and o.proof and o.schedule else None
+        deadline = time.monotonic() + BUDGET
+        o = auto_exact(kernel, warps, deadline, None)[1] if method == "auto" else \
+            exact(method, kernel, warps, BUDGET, None)
+        if o.exact and o.proof is None and o.schedule is not None:  # smt, optimize, ilp: as the verb proves them
+            o = with_proof(kernel, warps, o, deadline)
+        cert = answer_certificate(m.kernel, dict(m.sigma), warps, o) if o.exact and o.proof and o.schedule else None
     return o, cert
 
 

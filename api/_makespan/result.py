@@ -61,8 +61,8 @@ class MakespanResult:
     def code(self) -> int:
         """The exit code: 0 done (exact, or the estimate asked for), 4 not proved exact in time.
 
-        An exact answer the search proved in time exits 0 even when the time ran out while its certificate
-        (the independent re-check) was built or checked: the report says so, and how to write it.
+        An answer is exact only once the independent checker has checked its certificate: when the time ran out
+        while it was built or checked, the answer is a lower bound (exit 4) and the report says why.
         """
         return 0 if self.exact or self.method in ESTIMATES else 4
 

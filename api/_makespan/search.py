@@ -2,22 +2,24 @@
 
 Both :func:`warpcheck.makespan` and ``warpcheck makespan`` run :func:`solve`: the paper's two estimates,
 then the method (``auto``: see ``auto.py``), then the run replayed on the checker's own reading of the
-kernel (``spec/makespan/replay.py``), and, for every exact answer or interval that comes with a proof,
-the certificate built and checked by the independent checker (``spec/makespan/certificate_check.py``,
+kernel (``spec/makespan/replay.py``), and, for every exact answer (whatever the method: those that keep no
+proof of their bound, smt, optimize and ilp, are given one by :func:`with_proof`) and every interval, the
+certificate built and checked by the independent checker (``spec/makespan/certificate_check.py``,
 ``interval_check.py``) before the answer is returned, written only when a file is asked for.
 """
 from __future__ import annotations
 
 import signal
 import time
+from dataclasses import replace
 from typing import Any
 
 from warpcheck import _guard as guard
 from warpcheck._guard import RunTimeout
 from warpcheck._makespan.auto import auto_exact
-from warpcheck._makespan.certificate import CLOSED_FORMS, certificate, interval_certificate, write
-from warpcheck._makespan.interval import LONG_PHASES, interval_only, kept
-from warpcheck._makespan.methods import Outcome, Progress, exact
+from warpcheck._makespan.certificate import answer_certificate, write
+from warpcheck._makespan.interval import LONG_PHASES, closed_uppers, interval_only, kept
+from warpcheck._makespan.methods import Outcome, Progress, enumerate_counts, exact
 from warpcheck._makespan.options import AUTO_BUDGET, ESTIMATES, MakespanOptions
 from warpcheck._makespan.result import APPROX_SHARE, MakespanResult
 from warpcheck.models.errors import ConfigError, KitError
@@ -59,11 +61,15 @@ def solve(o: MakespanOptions, progress: Progress = None) -> MakespanResult:
     t0 = time.monotonic()
     out = _method(o, r, kernel, deadline, progress, t0)
     r.timings[r.method] = out.seconds
+    if out.exact and out.proof is None:  # smt, optimize, ilp: their bound is the solver's word
+        t1 = time.monotonic()
+        out = with_proof(kernel, r.warps, out, deadline)
+        r.timings["proof"] = time.monotonic() - t1
     r.take(out)
     if out.schedule is not None:
         _replayed(r, out.schedule)
     if out.proof is not None and out.schedule is not None and (out.exact or out.upper is not None):
-        _certify(o, r, out)
+        _certify(o, r, out, kernel)
     elif o.certificate:
         r.certificate_file, r.certificate_asked = None, True
     return r
@@ -86,6 +92,28 @@ def _method(o: MakespanOptions, r: MakespanResult, kernel: MkKernel, deadline: f
         return exact(o.method, kernel, r.warps, budget, progress)
     except RunTimeout:  # the alarm ended the search before it returned its run
         return kept(kernel, r.warps, keep, time.monotonic() - t0)
+
+
+def with_proof(kernel: MkKernel, warps: int, out: Outcome, deadline: float) -> Outcome:
+    """An exact answer of a method that keeps no proof (smt, optimize, ilp), given one the checker can check.
+
+    The least closed bound when it meets the answer (it costs nothing), else the enumeration's table of the
+    count states (``certificate.py`` writes it, the checker steps every move of it).  The certificate then
+    pairs the method's run with that bound: an answer below the worst case (a horizon that cut the longest run
+    off) or above it is refused by the checker.  When the enumeration does not end by ``deadline`` the answer
+    is not proved: it is returned as a lower bound, with the least closed bound above it.
+    """
+    assert out.makespan is not None
+    upper, by, proof = min(closed_uppers(kernel, warps), key=lambda u: u[0])
+    if upper == out.makespan:
+        return replace(out, proof=proof, upper=(upper, by), note=f"{out.note}; met by the {by} bound")
+    found = enumerate_counts(kernel, warps, max(0.1, deadline - time.monotonic()), None)
+    if found.exact:
+        return replace(out, proof=found.proof, upper=(found.makespan or 0, "enumerate"),
+                       note=f"{out.note}; bound checked over {found.note}")
+    return replace(out, exact=False, proof=proof, upper=(upper, by),
+                   note=f"{out.note}, but no proof the checker can check was found in time ({found.note}): "
+                        "a lower bound")
 
 
 def _deadline(started: float, budget: float) -> float:
@@ -138,30 +166,30 @@ def _replayed(r: MakespanResult, schedule: Schedule) -> None:
         raise KitError(f"the schedule found does not replay: {rep.problem or rep.makespan}; a bug of warpcheck")
 
 
-def _certify(o: MakespanOptions, r: MakespanResult, out: Outcome) -> None:
+def _certify(o: MakespanOptions, r: MakespanResult, out: Outcome, kernel: MkKernel) -> None:
     """Build the certificate of the answer and check it independently; write it when a file is asked for.
 
     A closed form met by the run is an interval of one.  A large table (an enumeration's, 161k entries at
-    W = 32) may take longer to check than the search left of the budget: the answer is then still reported,
-    not proved again, without the certificate (an exact answer still exits 0), rather than lost to a TIMEOUT.
+    W = 32) may take longer to check than the search left of the budget: no exact answer is printed unchecked,
+    so the answer is then reported as what is established without the checker, its run (replayed) as a lower
+    bound and the least closed bound above it (exit 4), rather than lost to a TIMEOUT.
     """
-    assert out.proof is not None and out.schedule is not None
+    t0 = time.monotonic()
     try:
-        if out.exact and out.proof[0] not in CLOSED_FORMS:
-            cert = certificate(r.kernel, r.sigma, r.warps, out.schedule, out.proof)
-            check(cert)
-        else:
-            assert out.upper is not None
-            cert = interval_certificate(r.kernel, r.sigma, r.warps, out.schedule, out.upper[0], out.proof)
-            check_interval(cert)
+        cert = answer_certificate(r.kernel, r.sigma, r.warps, out)
+        check_interval(cert) if cert.get("interval") else check(cert)
+        r.timings["check"] = time.monotonic() - t0
     except CertificateRefused as e:
         raise KitError(f"the certificate of the answer does not hold: {e}; a bug of warpcheck") from None
     except RunTimeout:
         r.unchecked = f"{guard.stop_cause()} while it was checked"
         r.note += f"; {guard.stop_cause()} while the certificate was checked" + \
             (f": {o.certificate} not written" if isinstance(o.certificate, str) else "") + \
-            ("; the answer stands (the search proved it), its independent re-check was not done: to write it, run "
-             "again with a longer --timeout and --certificate FILE" if out.exact else "")
+            ("; the search's answer is not printed as exact before the independent checker has checked it: a lower "
+             "bound; run again with a longer --timeout to have it checked" if out.exact else "")
+        if out.exact:
+            r.exact = False
+            r.upper, r.upper_by, _ = min(closed_uppers(kernel, r.warps), key=lambda u: u[0])
         r.certificate_asked = bool(o.certificate)
         return
     r.certificate = cert

@@ -21,7 +21,7 @@ import numpy as np
 
 from warpcheck.encodings.highs_quiet import quiet_highs, run_interruptible
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.makespan.closed import closed_bounds
+from warpcheck.models.makespan.closed import time_horizon
 from warpcheck.models.makespan.kernel import MkKernel
 
 
@@ -62,7 +62,7 @@ class MakespanIlp:
             raise ConfigError(f"kernel {kernel.text()!r} has multi-cycle instructions; "
                               "the paper's ILP supports single-cycle instructions only (use the method smt)")
         self.kernel, self.W = kernel, warps
-        self.I, self.T = len(kernel.instrs), horizon or min(b for b, _, _ in closed_bounds(kernel, warps))
+        self.I, self.T = len(kernel.instrs), horizon or time_horizon(kernel, warps)
         self.units = kernel.units
         self.n_x = self.W * self.I * self.T
         self.n = self.n_x + len(self.units) * self.T

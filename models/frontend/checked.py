@@ -19,6 +19,7 @@ from typing import Any, Mapping, Protocol
 from warpcheck.models.ts import State, TransitionSystem, Var
 
 PREFIX = "ref."
+CONTRACT = "o.ok"  # the design's record of whether the user's policies kept their contract this cycle
 
 
 class Reference(Protocol):
@@ -91,5 +92,8 @@ class Checked(TransitionSystem):
         return same + [(d, PREFIX + r) for d, r in getattr(self.reference, "exported", ())]
 
     def agree(self, A: Any, s: Mapping[str, Any]) -> Any:
-        """The design's issue record equals the reference's, on the compared fields."""
-        return A.and_(*[A.eq(s[d], s[r]) for d, r in self.pairs()])
+        """The design's issue record equals the reference's, on the compared fields, and the user's policies kept
+        their contract in that cycle (``o.ok``, exported by a design that runs one: an eligible choice, declared
+        ranges; the reference runs the same policy, so only this sees a policy that breaks it)."""
+        kept = [s[CONTRACT]] if CONTRACT in s else []
+        return A.and_(*[A.eq(s[d], s[r]) for d, r in self.pairs()], *kept)

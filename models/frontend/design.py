@@ -95,7 +95,8 @@ class FrontEnd(TransitionSystem):
         vs += [Var(f"u.{c}", "int", 0, self.c.latency[c] - 1) for c in self.c.unpipelined]
         vs += [Var(f"k{k}.launch", "int", 0, launch) for k, launch in enumerate(self.c.launches) if launch > 0]
         record = [Var("o.w", "int", -1, self.W - 1), Var("o.f", "int", -1, self.W - 1)]
-        return vs + record + self._instr_vars("o")
+        kept = [Var("o.ok", "bool")] if self.contracts() else []
+        return vs + record + self._instr_vars("o") + kept
 
     def input_vars(self) -> list[Var]:
         return self._instr_vars("f") + [Var("f.hit", "bool")]
@@ -140,6 +141,8 @@ class FrontEnd(TransitionSystem):
         s.update({f"k{k}.launch": A.const(launch) for k, launch in enumerate(self.c.launches) if launch > 0})
         s["o.w"], s["o.f"] = A.const(-1), A.const(-1)
         self.put(s, "o", nop(A))
+        if self.contracts():
+            s["o.ok"] = A.true
         return s
 
     def _only_branches_taken(self, A: Any, e: dict[str, Any]) -> dict[str, Any]:
@@ -235,6 +238,8 @@ class FrontEnd(TransitionSystem):
         out.update({f"k{k}.launch": A.dec_sat(s[f"k{k}.launch"]) for k, n in enumerate(self.c.launches) if n > 0})
         out["o.w"], out["o.f"] = iw, fw  # the issue record: what this cycle did (visible next cycle)
         self.put(out, "o", issued)
+        if self.contracts():  # and whether the user's policies kept their contract in it
+            out["o.ok"] = A.and_(*[ok for _, ok in self.contract_terms(A, s)])
         return out
 
     def scheduled(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:
@@ -313,6 +318,34 @@ class FrontEnd(TransitionSystem):
             elig = self.fetch_ready(A, s) if self.fetch_policy.reads_elig else []
             nxt = self.fetch_policy.update(A, self.sched_state(s, "fs"), fw, elig, self.pctx)
             out.update({f"fs.{k}": v for k, v in nxt.items()})
+
+    # -- the contract of a user's policy ---------------------------------------
+    def contracts(self) -> list[tuple[str, Any]]:
+        """(scheduler prefix, policy) of each policy written by the user (``is``: issue, ``fs``: fetch)."""
+        mine = [("is", self.issue_policy)] + ([] if self.swas else [("fs", self.fetch_policy)])
+        return [(prefix, pol) for prefix, pol in mine if pol.contract]
+
+    def contract_terms(self, A: Any, s: State) -> list[tuple[str, Any]]:
+        """(the breach, whether it is avoided) of each term of the user policies' contract in the cycle stepped from
+        ``s``: the warp chosen is eligible (-1 exactly when none is), and the update keeps every field within its
+        declared range."""
+        out: list[tuple[str, Any]] = []
+        mine = self.contracts()
+        keys = [self.occupancy(A, s, w) for w in range(self.W)] if mine else []
+        for prefix, pol in mine:
+            elig = self.issue_eligible(A, s) if prefix == "is" else self.fetch_ready(A, s)
+            st = self.sched_state(s, prefix)
+            c = pol.choose(A, st, elig, keys, self.pctx)
+            some = A.any_(elig)
+            eligible = A.any_([A.and_(A.eq(c, A.const(w)), e) for w, e in enumerate(elig)])
+            role = "issue" if prefix == "is" else "fetch"
+            out.append((f"policy {pol.name!r} ({role}) chose a warp that is not eligible (or none while one is)",
+                        A.or_(A.and_(some, eligible), A.and_(A.not_(some), A.eq(c, A.const(-1))))))
+            nxt = pol.update(A, st, c, elig if pol.reads_elig else [], self.pctx)
+            for f in pol.fields(self.pctx):
+                out.append((f"policy {pol.name!r} ({role}) set {f.name} outside its range {f.lo} .. {f.hi}",
+                            A.and_(A.le(A.const(f.lo), nxt[f.name]), A.le(nxt[f.name], A.const(f.hi)))))
+        return out
 
     # -- lemmas the kit proves before using them ------------------------------
     def lemmas(self, A: Any, s: State) -> dict[str, Any]:

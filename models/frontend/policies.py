@@ -54,6 +54,7 @@ class Policy:
     update: Callable[[Any, PState, Any, Sequence[Any], PolicyContext], dict[str, Any]]
     fields: Callable[[PolicyContext], tuple[Field, ...]] = _ptr_fields
     reads_elig: bool = False  # whether ``update`` reads the eligibility vector (else it gets [])
+    contract: bool = False  # a policy written by the user: its choice and update are checked in every proof
 
     def init(self, A: Any, ctx: PolicyContext) -> dict[str, Any]:
         """The initial state record."""

@@ -19,3 +19,8 @@ def closed_bounds(kernel: MkKernel, warps: int) -> list[tuple[int, str, str]]:
              (alternation_bound(kernel, warps), "alternation", "alternation"),
              (pair_bound(kernel, warps), "pairs", "pairs")]
     return [(b, name, method) for b, name, method in found if b is not None]
+
+
+def time_horizon(kernel: MkKernel, warps: int) -> int:
+    """The cycles a time-indexed search (the ILP) must span: the least closed bound, so that no run is cut off."""
+    return min(b for b, _, _ in closed_bounds(kernel, warps))

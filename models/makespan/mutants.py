@@ -20,6 +20,7 @@ from typing import Any, Mapping
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Instruction
 from warpcheck.models.makespan.alternation import alternation_bound, critical_warp_bound
+from warpcheck.models.makespan.closed import time_horizon
 from warpcheck.models.makespan.kernel import MkInstr, MkKernel, pessimistic, transform
 from warpcheck.models.makespan.moves import CountMoves, Key
 from warpcheck.models.makespan.pairs import pair_bound, pairs
@@ -177,6 +178,16 @@ def _critical_warp_without_own_cycles(kernel: MkKernel, warps: int) -> int:
     return critical_warp_bound(kernel, warps) - sum(ins.latency for ins in kernel.instrs)
 
 
+def _critical_warp_one_warp_short(kernel: MkKernel, warps: int) -> int:
+    """The critical-warp bound counting W - 2 other warps filling the last warp's units, not W - 1."""
+    return critical_warp_bound(kernel, max(1, warps - 1))
+
+
+def _horizon_one_short(kernel: MkKernel, warps: int) -> int:
+    """The ILP's horizon one cycle short of the least closed bound: the longest run may be cut off."""
+    return time_horizon(kernel, warps) - 1
+
+
 def _role_sfu_as_float(ins: Instruction) -> str:
     """The roles with the special-function classes (fdiv, fsqrt) among the float ones."""
     r = role_of(ins)
@@ -221,7 +232,8 @@ class Mutant:
     sigma: Mapping[str, str] = field(default_factory=dict)
     warps: int = 3
     equivalent: bool = False
-    method: str = "enumerate"  # the search the harness runs; "interval": the anytime interval (api/_makespan/interval.py)
+    method: str = "enumerate"  # the search the harness runs; "interval": the anytime interval (api/_makespan/interval.py);
+    # "auto", "ilp", ...: the verb's method, its answer given the proof the verb checks (api/_makespan/search.py)
     ptx: Mapping[str, Any] = field(default_factory=dict)  # method "ptx-roles": the options ptx, sm, ... (no search)
 
 
@@ -254,6 +266,11 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("critical-warp-waits-only", "critical-warp bound: the last warp's own cycles are left out",
            {"alternation.critical_warp_bound": _critical_warp_without_own_cycles}, "L C3p", {"L": "2", "C": "1"},
            method="interval"),
+    Mutant("critical-warp-one-warp-short", "critical-warp bound: W - 2 other warps fill the last warp's units, not W - 1",
+           {"alternation.critical_warp_bound": _critical_warp_one_warp_short}, "LL", {"L": "2"}, warps=4,
+           method="auto"),
+    Mutant("ilp-horizon-one-short", "ILP: its horizon one cycle short of the least closed bound",
+           {"closed.time_horizon": _horizon_one_short}, "LL", {"L": "2"}, warps=4, method="ilp"),
     Mutant("pessimistic-on-wide-units", "Eq. 5-7 bound: taken as a bound where a unit serves two warps a cycle",
            {"kernel.pessimistic_bound": _pessimistic_on_wide_units}, "LL", {"L": "2"}, warps=4, method="interval"),
     Mutant("pairs-overlapping", "pair bound: overlapping neighbours on different units counted as pairs",

@@ -7,7 +7,8 @@ replayed witness (``api/_qaws/mutation.py``, ``benchmarks/mutants.py --domain qa
 
 The configuration is the README's (4 warps, kernels 0, 0, 1, 1, budgets 1, 4:
 warps 2 and 3 form group 0); a mutant that only shows when a kernel starts
-late says so in ``config``.
+late (``LATE``), when group 0 hands over within BMC's reach (``SHORT``) or
+with three warps a group (``WIDE``) says so in ``config``.
 """
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ from warpcheck.models.frontend.policies import Field, PolicyContext, PState, Qaw
 # The README's command: prove --design swas --policy qaws --warps 4 --kernel-of-warp 0,0,1,1 --budgets 1,4
 CONFIG: tuple[tuple[str, Any], ...] = (("warps", 4), ("kernel_of_warp", (0, 0, 1, 1)), ("budgets", (1, 4)))
 LATE = (("launches", (0, 2)),)  # the larger-budget kernel starts at cycle 2: K1 issues first
+WIDE = (("warps", 6), ("kernel_of_warp", (0, 0, 0, 1, 1, 1)))  # three warps a group: GTO and a round robin differ
+# group 0 hands over after 2 counted switches, not 4: a bug of the hand-over within BMC's reach (depth 6, about 6 s;
+# with budgets 1, 4 BMC needs depth 14, 150 s, and only random runs find it sooner, by chance of their seed)
+SHORT = (("budgets", (1, 2)),)
 
 
 class BudgetMinusOne(QawsRules):
@@ -81,6 +86,23 @@ class FrontFixedAfterFirstIssue(QawsRules):
         return A.ite(A.lt(c, A.const(0)), grp, A.const(0))
 
 
+class FrontFixedToGroupZero(QawsRules):
+    """After the first issue group 0 is in front for good: the hand-over to group 1 never happens."""
+
+    def update(self, A: Any, st: PState, c: Any, elig: Sequence[Any], ctx: PolicyContext) -> dict[str, Any]:
+        out = super().update(A, st, c, elig, ctx)
+        if "grp" not in out:
+            return out
+        return {**out, "grp": A.ite(A.lt(st["grp"], A.const(0)), out["grp"], A.const(0))}
+
+
+class RoundRobinInGroup(QawsRules):
+    """Inside a group a round robin from the greedy warp, not GTO: the same as GTO with at most two warps a group."""
+
+    def within(self, A: Any, ptr: Any, elig: Sequence[Any], keys: Sequence[Any]) -> Any:
+        return A.first_from(elig, ptr)
+
+
 class OldestInGroup(QawsRules):
     def within(self, A: Any, ptr: Any, elig: Sequence[Any], keys: Sequence[Any]) -> Any:
         return _lo_choose(A, ptr, elig, keys)
@@ -126,6 +148,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     _qaws("qaws-groups-swapped", "each kernel's warps get the other kernel's budget (GETGROUPS)", GroupsSwapped),
     _qaws("qaws-front-fixed-after-first-issue", "after the first issue group 0 is in front, whoever issued",
           FrontFixedAfterFirstIssue, LATE),
+    _qaws("qaws-front-fixed-to-group-0", "after the first issue group 0 stays in front (no hand-over, line 20)",
+          FrontFixedToGroupZero, SHORT),
+    _qaws("qaws-round-robin-in-group", "inside a group a round robin, not GTO (SORT; shows with 3 warps a group)",
+          RoundRobinInGroup, WIDE),
     _qaws("qaws-oldest-in-group", "inside a group the oldest warp first, not the greedy one (SORT)", OldestInGroup),
     _qaws("qaws-idle-when-front-stalled", "nothing issues when the front group has no eligible warp",
           IdleWhenFrontStalled),

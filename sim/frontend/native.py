@@ -46,6 +46,8 @@ def _first_true(t, none):
 @njit(cache=CACHE)
 def _first_from(t, start, none):
     n = len(t)
+    if start < 0 or start >= n:
+        return none
     for j in range(n):
         k = (start + j) % n
         if t[k]:
@@ -56,10 +58,12 @@ def _first_from(t, start, none):
 def _argmin_true(bits, keys, none):
     best = none
     bk = 0
+    found = False
     for j in range(len(bits)):
-        if bits[j] and (best == none or keys[j] < bk):
+        if bits[j] and (not found or keys[j] < bk):
             best = j
             bk = keys[j]
+            found = True
     return best
 '''
 

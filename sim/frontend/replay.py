@@ -7,7 +7,7 @@ from typing import Any
 from tabulate import tabulate
 
 from warpcheck.encodings.concrete import CONCRETE as A
-from warpcheck.models.frontend.checked import PREFIX, Checked, reference_part
+from warpcheck.models.frontend.checked import CONTRACT, PREFIX, Checked, reference_part
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.kernels.kernel import CLASSES
@@ -27,6 +27,7 @@ class Cycle:
     occupancy: list[int]
     ref_head: str = ""
     agree: bool = True
+    broken: tuple[str, ...] = ()  # the contract terms a user's policy broke in this cycle (none: it kept them)
 
 
 @dataclass
@@ -88,15 +89,16 @@ def replay(config: SMConfig, ibuffers: list, streams: list, prop: str, cycles: i
         i = feed.inputs(s)
         ri = own.inputs(reference_part(s)) if own else i
         fw, occ = fe.fetch_choice(A, s), [fe.occupancy(A, s, w) for w in range(fe.W)]
+        broken = tuple(what for what, ok in fe.contract_terms(A, s) if not ok)
         s = ts.step_with(A, s, i, ri)
         out.cycles.append(Cycle(s["o.w"], s[PREFIX + "o.w"], fw, _text(s, "o."), occ, _text(s, PREFIX + "o."),
-                                all(s[d] == s[r] for d, r in fields)))
+                                all(s[d] == s[r] for d, r in fields) and s.get(CONTRACT, True), broken))
     return out
 
 
 def _cell(c: Cycle) -> str:
     said = f"w{c.reference} {c.ref_head}" if c.reference >= 0 else "idle"
-    mark = "" if c.agree else f"  <-- reference: {said}"
+    mark = "" if c.agree else f"  <-- broken: {'; '.join(c.broken)}" if c.broken else f"  <-- reference: {said}"
     issued = f"w{c.issued} {c.head}" if c.issued >= 0 else "idle"
     return f"{issued}{mark}"
 
@@ -125,7 +127,8 @@ def changes_only(r: Replay) -> str:
         key = (c.issued, c.fetched, c.agree)
         if key != last:
             said = f"w{c.reference} {c.ref_head}" if c.reference >= 0 else "idle"
-            flag = "" if c.agree else f"   VIOLATION: reference issues {said}"
+            flag = "" if c.agree else f"   VIOLATION: {'; '.join(c.broken)}" if c.broken else \
+                f"   VIOLATION: reference issues {said}"
             flag += " (in the prologue, not counted)" if flag and t < r.prologue else ""
             lines.append(f"{t:5d}  issue {_cell(c).split('  <--')[0]:<16} fetch "
                          f"{('w' + str(c.fetched)) if c.fetched >= 0 else '-'}{flag}")
