@@ -250,12 +250,15 @@ def _qaws_budget_never_spent(A: Any, st: Any, c: Any, e: Any, ctx: Any) -> dict[
 # QAWS shows its groups only with two kernels, one of them with two warps (a context switch inside it).
 MUTANT_CONFIG: dict[str, tuple[tuple[str, Any], ...]] = {
     "qaws": (("warps", 3), ("kernel_of_warp", (0, 0, 1)), ("budgets", (2, 1))),
+    "gtlo-falls-back-to-rr": (("warps", 3),),  # at two warps round robin and oldest pick the same other warp
 }
 
 POLICY_MUTANTS: dict[str, Policy] = {
     "lrr-starts-at-ptr": _ptr_update(_P["lrr"], lambda A, ptr, c, n: A.ite(A.lt(c, A.const(0)), ptr, c)),
     "lrr-wraps-late": _ptr_update(_P["lrr"], lambda A, ptr, c, n: A.ite(A.lt(c, A.const(0)), ptr, _wrap_late(A, c, n))),
     "gtlrr-not-greedy": replace(_P["gtlrr"], update=_P["lrr"].update),
+    # GTLO whose fallback, once the greedy warp stalls, is round robin from it instead of the oldest warp
+    "gtlo-falls-back-to-rr": _ptr_choose(_P["gtlo"], lambda A, ptr, e, k: A.first_from(e, ptr)),
     "gtlo-greedy-never-moves": _ptr_update(_P["gtlo"], lambda A, ptr, c, n: ptr),
     "gtlo-keeps-ineligible-greedy": _ptr_choose(_P["gtlo"], lambda A, ptr, e, k: A.ite(
         A.any_(list(e)), ptr, A.const(-1))),
@@ -322,7 +325,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("window-stuck-open", "oracle windows: the design's window counter never closes (baseline, lrr/gtlrr)",
            _cls(WindowStuckOpen), config=(("design", "baseline"), ("fetch_policy", "lrr"), ("issue_policy", "gtlrr"))),
     *[Mutant(name, f"policy {p.name}: {name.split('-', 1)[1].replace('-', ' ')}", _with_policy(p), p.name,
-             config=MUTANT_CONFIG.get(p.name, ()))
+             config=MUTANT_CONFIG.get(name, MUTANT_CONFIG.get(p.name, ())))
       for name, p in POLICY_MUTANTS.items()],
 ]}
 
