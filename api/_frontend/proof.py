@@ -20,6 +20,8 @@ from warpcheck.sim.frontend.vcd import vcd_text
 from warpcheck.verify.engines import Deadline, engine
 from warpcheck.verify.frontend import witness as wit
 from warpcheck.verify.frontend.lift import SMALL, lift_violation
+from warpcheck.models.frontend.mutants import WIDE_MUTANTS
+from warpcheck.verify.frontend.every_warp_proof import prove_every_warp
 from warpcheck.verify.frontend.parametric import policy_disagreement, prove_parametric
 from warpcheck.verify.frontend.properties import get_property
 from warpcheck.verify.result import Result, Status
@@ -69,6 +71,8 @@ class ProveOutcome:
     @property
     def reference(self) -> str:
         """The name of the reference the property compares the design with."""
+        if self.options.all_warps and self.options.prop == "exact":
+            return "analysis machine over a sort of warps (spec/frontend/analysis_every_warp.py)"
         if self.options.all_warps:
             return f"{self.options.prop} eligibility view (spec/frontend/issue_reference.py)"
         return get_property(self.options.prop).checked(self.model or FrontEnd(self.options.sm)).reference.name
@@ -136,9 +140,24 @@ def _all_warps(o: ProveOptions, model: FrontEnd | None, progress: Progress) -> t
     if isinstance(bad, str):
         return Result(Status.TIMEOUT if dl.expired() else Status.UNKNOWN, "parametric", 0, seconds=dl.elapsed(),
                       message=bad), model
-    if bad is None:
-        return prove_parametric(o.sm, o.prop, max_proj=PROJECTED, timeout=_left(dl)), model
-    return _at_warps(o, policy, bad, dl, progress)
+    if bad is not None:
+        return _at_warps(o, policy, bad, dl, progress)
+    if o.prop == "exact":
+        return _every_warp(o, policy, dl, progress)
+    return prove_parametric(o.sm, o.prop, max_proj=PROJECTED, timeout=_left(dl)), model
+
+
+def _every_warp(o: ProveOptions, policy: Policy | None, dl: Deadline,
+                progress: Progress) -> tuple[Result, FrontEnd | None]:
+    """``exact`` for every W (verify/frontend/every_warp_proof.py), for the kit's policy or a wide mutant of it."""
+    wide = next((m for m in WIDE_MUTANTS.values() if m.kit is policy), None)
+    if policy is not None and wide is None:
+        return Result(Status.UNKNOWN, "every-W", 0, seconds=dl.elapsed(),
+                      message="the design's policy agrees with the reference at W = 1..4 but has no form over the "
+                              "warp sort: prove it for a given number of warps"), None
+    if wide is None:
+        return prove_every_warp(o.sm, timeout=_left(dl), progress=progress)
+    return prove_every_warp(o.sm, wide.make, wide.every_warp, _left(dl), progress)
 
 
 def _model_policy(model: FrontEnd | None) -> Policy | None:
