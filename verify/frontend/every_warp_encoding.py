@@ -10,8 +10,9 @@ kit's variable ranges and every input the kit assumes:
   ``AnalysisMachine.init``), for every program;
 - *choice*: the kit's issued warps satisfy the quantified guards (so the
   quantified step is never empty where the kit steps);
-- *step*: under any actions the guards allow, every next-state value is the
-  kit's (so the guards pick exactly the kit's warps);
+- *unique*: any actions the guards allow are the kit's (a step reads ``g`` and
+  ``succ`` only when a warp issues);
+- *step*: under the kit's actions every next-state value is the kit's;
 - *property*: the quantified ``exact`` of the next states is the kit's ``agree``.
 
 So a proof of the quantified model is a proof of the kit's, at each W checked.
@@ -94,12 +95,15 @@ def encoding_agrees(pair: Pair, kit: FrontEnd, timeout_ms: int | None = None) ->
     a = Action(A.var("enc.a.some", "bool"), A.warp("enc.a.g"), A.warp("enc.a.succ"))
     some_r, h_any = A.var("enc.h.some", "bool"), A.warp("enc.h.w")
     guards = A.and_(pair.design.choice(A, d, a), pair.machine.choice(A, r, some_r, h_any))
-    step_ok = A.implies(guards, A.and_(_same(A, pair.design.step(A, d, i, a), d2),
-                                       _same(A, pair.machine.step(A, r, i, some_r, h_any), r2)))
+    unique = A.implies(guards, A.and_(
+        A.eq(a.some, a_kit.some), A.implies(a.some, A.and_(A.eq(a.g, a_kit.g), A.eq(a.succ, a_kit.succ))),
+        A.eq(some_r, r2.shared["o.some"]), A.implies(some_r, A.eq(h_any, h))))
+    step_ok = A.and_(_same(A, pair.design.step(A, d, i, a_kit), d2),
+                     _same(A, pair.machine.step(A, r, i, r2.shared["o.some"], h), r2))
     prop_ok = A.eq(agree(A, d2, r2), ts.agree(u.A, nxt))
     context = [u.domain(0), *[term(v.domain(u.A, i[v.name])) for v in ts.input_vars()],
                *[term(v.domain(u.A, p[v.name])) for v in ts.param_vars()], term(ts.assume(u.A, s, i))]
-    for name, claim in (("init", init_ok), ("choice", choice_ok), ("step", step_ok), ("property", prop_ok)):
+    for name, claim in (("init", init_ok), ("choice", choice_ok), ("unique", unique), ("step", step_ok), ("property", prop_ok)):
         sol = z3.Solver()
         if timeout_ms is not None:
             sol.set("timeout", timeout_ms)
@@ -109,4 +113,4 @@ def encoding_agrees(pair: Pair, kit: FrontEnd, timeout_ms: int | None = None) ->
             return None, f"{name} undecided at W = {kit.W}"
         if r_ == z3.sat:
             return False, f"{name} differs at W = {kit.W}"
-    return True, f"init, choice, step and property equal the kit's at W = {kit.W}"
+    return True, f"init, choice, unique, step and property equal the kit's at W = {kit.W}"

@@ -34,7 +34,7 @@ from warpcheck.verify.frontend.properties import get_property
 from warpcheck.verify.result import Result, Status
 
 ENCODED = 6  # the W up to which the quantified step is checked equal to the kit's
-SLICE_MS = 60_000  # consecution's share when a bounded search may follow
+SLICE_MS = 30_000  # consecution's share when a bounded search may follow
 BMC_DEPTH = 6  # cycles the bounded search over the sort looks at, for every W
 Make = Callable[[SMConfig], FrontEnd]
 Progress = Callable[[str], None] | None
