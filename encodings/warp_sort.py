@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping
 
 import z3
 
-from warpcheck.encodings.z3_algebra import Sym, Z3Algebra, term
+from warpcheck.encodings.z3_algebra import Sym, Z3Algebra, Z3BVAlgebra, term
 
 Body = Callable[[Any], Any]
 
@@ -97,13 +97,13 @@ class WarpSort(Z3Algebra):
         return sorted(universe, key=key)
 
 
-class FiniteWarps(Z3Algebra):
-    """The same operations at one W: warps are the integers 0..W-1 in their order."""
+class FiniteWarps(Z3BVAlgebra):
+    """The same operations at one W: warps are the integers 0..W-1 in their order (bit-vectors of ``width``)."""
 
     name = "z3-finite-warps"
 
-    def __init__(self, warps: int) -> None:
-        super().__init__()
+    def __init__(self, warps: int, width: int = 16) -> None:
+        super().__init__(width)
         self.W = warps
         self.least, self.top = self.const(0), self.const(warps - 1)
         self.domain: list[Any] = []  # the range of each warp constant made
@@ -132,7 +132,7 @@ class FiniteWarps(Z3Algebra):
         """The per-warp function whose value at warp k is ``values[k]`` (for a symbolic warp: a selection)."""
         def at(w: Any) -> Any:
             t = term(w)
-            return values[t.as_long()] if z3.is_int_value(t) else self.select([values[k] for k in range(self.W)], w)
+            return values[t.as_long()] if z3.is_bv_value(t) else self.select([values[k] for k in range(self.W)], w)
         return at
 
     def axioms(self) -> list[z3.ExprRef]:

@@ -75,9 +75,9 @@ def _ring_next(A: FiniteWarps, w: Any) -> Any:
 
 def encoding_agrees(pair: Pair, kit: FrontEnd, timeout_ms: int | None = None) -> tuple[bool | None, str]:
     """Whether the quantified design and machine at ``kit.W`` warps are the kit's (None: undecided), and what differs."""
-    A = FiniteWarps(kit.W)
     ts = Checked(kit, AnalysisMachine(kit.c))
-    u = Unrolling(ts, "enc.", bitvector=False)
+    u = Unrolling(ts, "enc.")
+    A = FiniteWarps(kit.W, u.A.width)
     s, i, p = u.state(0), u.input(0), u.params
     nxt = ts.step(u.A, s, i)
     prog = {k: A.reading({w: p[f"w{w}.{k}"] for w in range(A.W)}) for k in
