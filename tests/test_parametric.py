@@ -54,3 +54,26 @@ def test_the_parametric_proof_refuses_the_baseline():
     from warpcheck.models.errors import ConfigError
     with pytest.raises(ConfigError, match="the parametric proof is for design 'swas'"):
         prove_parametric(SMConfig(design="baseline"), "oracle")
+
+
+def test_all_warps_never_passes_what_a_proof_at_one_w_refutes(tmp_path):
+    # a GTLO that falls back to round robin FAILs at W = 3 and 4; --all-warps used to PASS it (W = 1..4)
+    from warpcheck._frontend.options import ProveOptions
+    from warpcheck._frontend.proof import prove_run
+    from warpcheck.models.frontend.mutants import MUTANTS
+    cfg = SMConfig(warps=4, design="swas", issue_policy="gtlo")
+    o = ProveOptions(config=cfg, property="oracle", all_warps=True, witness=str(tmp_path / "w.json"))
+    out = prove_run(o, model=MUTANTS["gtlo-falls-back-to-rr"].make(cfg))
+    assert out.result.status.value == "FAIL", out.result.message
+    assert "chooses unlike the reference policy at W = 3" in out.result.message
+    assert out.witness_path and out.replays[0].first_violation is not None and out.replays[0].config.warps == 3
+
+
+def test_all_warps_refuses_a_model_changed_beyond_its_policy():
+    from warpcheck._frontend.options import ProveOptions
+    from warpcheck._frontend.proof import prove_run
+    from warpcheck.models.errors import ConfigError
+    from warpcheck.models.frontend.mutants import MUTANTS
+    cfg = SMConfig(warps=4, design="swas", issue_policy="gtlrr")
+    with pytest.raises(ConfigError, match="changes the design itself"):
+        prove_run(ProveOptions(config=cfg, all_warps=True), model=MUTANTS["pick-when-none"].make(cfg))

@@ -35,7 +35,7 @@ class Result:
     message: str = ""
     lemmas: list[str] = field(default_factory=list)
     rejected_lemmas: list[str] = field(default_factory=list)
-    warps: tuple[int, int] | None = None  # a PASS that covers only these numbers of warps
+    warps: tuple[int, int | None] | None = None  # a PASS that covers only these numbers of warps (None: no upper end)
 
     @property
     def label(self) -> str:
@@ -43,6 +43,8 @@ class Result:
         if self.status is Status.PASS:
             if self.bounded:
                 return f"PASS (up to depth {self.depth})"
+            if self.warps is not None and self.warps[1] is None:
+                return f"PASS (unbounded, every W >= {self.warps[0]})"
             if self.warps is not None:
                 return f"PASS (unbounded, W = {self.warps[0]}..{self.warps[1]} only)"
             return "PASS (unbounded)"

@@ -21,6 +21,7 @@ from warpcheck.models.frontend.config import DESIGNS, SMConfig, canonical_policy
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.frontend.policies import POLICIES
 from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES
+from warpcheck.verify.frontend.every_warp_proof import check_covered
 from warpcheck.verify.frontend.properties import PROPERTIES, default_property, get_property
 
 __all__ = ["ProveOptions", "ReplayOptions", "SimulateOptions", "DemoOptions", "RunOptions", "ExportOptions",
@@ -183,6 +184,8 @@ class ProveOptions(SMOptions):
             raise OptionError("launches", list(self.sm.launches), "all_warps proves SMs whose warps all start at "
                                                                   "cycle 0; prove a given number of warps for late launches")
         get_property(self.prop).checked(FrontEnd(self.sm))  # a property the design lacks is bad input
+        if self.all_warps and self.prop == "exact":
+            check_covered(self.sm)
         if self.depth and self.prologue >= self.depth:
             raise OptionError("prologue", self.prologue, f"leaves no cycle to check within depth {self.depth}; give a "
                                                          "depth larger than the prologue, or leave depth out")

@@ -3,27 +3,31 @@ from __future__ import annotations
 
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from warpcheck._frontend.options import ProveOptions
 from warpcheck._guard import RunTimeout, guarded, in_child
-from warpcheck.models.errors import ConfigError
+from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.files import write_files
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.models.frontend.policies import POLICIES, Policy
 from warpcheck.models.ts import Prologue
 from warpcheck.sim.frontend.replay import Replay, changes_only, replay, side_by_side
 from warpcheck.sim.frontend.vcd import vcd_text
-from warpcheck.verify.engines import engine
+from warpcheck.verify.engines import Deadline, engine
 from warpcheck.verify.frontend import witness as wit
 from warpcheck.verify.frontend.lift import SMALL, lift_violation
-from warpcheck.verify.frontend.parametric import prove_parametric
+from warpcheck.models.frontend.mutants import WIDE_MUTANTS
+from warpcheck.verify.frontend.every_warp_proof import prove_every_warp
+from warpcheck.verify.frontend.parametric import policy_disagreement, prove_parametric
 from warpcheck.verify.frontend.properties import get_property
 from warpcheck.verify.result import Result, Status
 
 Progress = Callable[[str], None] | None
+PROJECTED = 4  # the W up to which the compositional proof checks its projection (and the policy)
 LIFT_BUDGET = 15.0  # seconds for the small-W search before the full-size engine runs
 
 # SM settings that change a run, with the tag they get in its name when they differ from the default.
@@ -67,6 +71,8 @@ class ProveOutcome:
     @property
     def reference(self) -> str:
         """The name of the reference the property compares the design with."""
+        if self.options.all_warps and self.options.prop == "exact":
+            return "analysis machine over a sort of warps (spec/frontend/analysis_every_warp.py)"
         if self.options.all_warps:
             return f"{self.options.prop} eligibility view (spec/frontend/issue_reference.py)"
         return get_property(self.options.prop).checked(self.model or FrontEnd(self.options.sm)).reference.name
@@ -120,9 +126,72 @@ class ProveOutcome:
         return "\n".join(lines)
 
 
+def _all_warps(o: ProveOptions, model: FrontEnd | None, progress: Progress) -> tuple[Result, FrontEnd | None]:
+    """The proof for every W; first the design's policy against the reference policy, W = 1..PROJECTED.
+
+    Where they choose apart, the proof at that W (with its witness) is the answer: ``--all-warps`` never
+    passes what a proof at one W refutes.
+    """
+    policy = _model_policy(model)
+    dl = Deadline(o.timeout)
+    if progress:
+        progress(f"all warps: the design's policy against the reference policy, W = 1..{PROJECTED}")
+    bad = policy_disagreement(o.sm, policy or POLICIES[o.sm.issue_policy], PROJECTED, dl)
+    if isinstance(bad, str):
+        return Result(Status.TIMEOUT if dl.expired() else Status.UNKNOWN, "parametric", 0, seconds=dl.elapsed(),
+                      message=bad), model
+    if bad is not None:
+        return _at_warps(o, policy, bad, dl, progress)
+    if o.prop == "exact":
+        return _every_warp(o, policy, dl, progress)
+    return prove_parametric(o.sm, o.prop, max_proj=PROJECTED, timeout=_left(dl)), model
+
+
+def _every_warp(o: ProveOptions, policy: Policy | None, dl: Deadline,
+                progress: Progress) -> tuple[Result, FrontEnd | None]:
+    """``exact`` for every W (verify/frontend/every_warp_proof.py), for the kit's policy or a wide mutant of it."""
+    wide = next((m for m in WIDE_MUTANTS.values() if m.kit is policy), None)
+    if policy is not None and wide is None:
+        return Result(Status.UNKNOWN, "every-W", 0, seconds=dl.elapsed(),
+                      message="the design's policy agrees with the reference at W = 1..4 but has no form over the "
+                              "warp sort: prove it for a given number of warps"), None
+    if wide is None:
+        return prove_every_warp(o.sm, timeout=_left(dl), progress=progress)
+    return prove_every_warp(o.sm, wide.make, wide.every_warp, _left(dl), progress)
+
+
+def _model_policy(model: FrontEnd | None) -> Policy | None:
+    """The policy of a model handed in (a mutant of a policy), or a refusal for a model changed elsewhere."""
+    if model is None:
+        return None
+    if type(model) is not FrontEnd or model.issue_policy is not model.fetch_policy:
+        raise OptionError("all_warps", True, f"proves the kit's front end with a policy; model {model.name!r} "
+                                             "changes the design itself: prove it for a given number of warps")
+    return model.issue_policy
+
+
+def _left(dl: Deadline) -> float | None:
+    return None if dl.end is None else max(0.001, dl.end - time.monotonic())
+
+
+def _at_warps(o: ProveOptions, policy: Policy | None, warps: int, dl: Deadline,
+              progress: Progress) -> tuple[Result, FrontEnd | None]:
+    """The proof at ``warps`` warps, where the design's policy was seen to choose unlike the reference."""
+    at = replace(o, warps=warps, all_warps=False, timeout=_left(dl))
+    model = FrontEnd(at.sm)
+    if policy is not None:
+        model.issue_policy = model.fetch_policy = policy
+    r = _engine_run(at, model if policy is not None else None, progress)
+    why = f"the design's policy chooses unlike the reference policy at W = {warps}"
+    if r.status is Status.FAIL:
+        r.message = "; ".join(filter(None, [f"{why}; the proof at W = {warps} refutes it", r.message]))
+        return r, model
+    status = r.status if r.status in (Status.TIMEOUT, Status.ERROR) else Status.UNKNOWN
+    return Result(status, "parametric", 0, seconds=dl.elapsed(),
+                  message=f"{why}; the proof at W = {warps} ended {r.label} ({r.message}): not every W is proved"), None
+
+
 def _engine_run(o: ProveOptions, model: FrontEnd | None, progress: Progress) -> Result:
-    if o.all_warps:
-        return prove_parametric(o.sm, o.prop, timeout=o.timeout)
     t0 = time.monotonic()
     lifted = None if model is not None else _lifted(o, progress)
     if lifted is not None:
@@ -184,7 +253,10 @@ def prove_run(o: ProveOptions, progress: Progress = None, model: FrontEnd | None
 
     ``model`` replaces the design built from the options (the mutation suites prove broken copies).
     """
-    result = _engine_run(o, model, progress)
+    if o.all_warps:
+        result, model = _all_warps(o, model, progress)
+    else:
+        result = _engine_run(o, model, progress)
     out = ProveOutcome(o, result, model)
     if result.status is Status.FAIL and result.trace is not None:
         _attach_witness(out)

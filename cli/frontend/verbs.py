@@ -86,7 +86,7 @@ def _add_prove(sub: Any) -> None:
                                    "counterexample and write it as a witness.\n\npolicies: " + POLICY_HELP,
                        epilog="examples:\n  warpcheck prove --design swas --policy gtlrr --warps 8\n"
                               "  warpcheck prove --design baseline --fetch lrr --issue gtlrr --warps 4\n"
-                              "  warpcheck prove --design swas --policy gtlo --all-warps\n\n"
+                              "  warpcheck prove --design swas --policy gtlo --all-warps --property exact\n\n"
                               "exit codes: 0 PASS, 1 FAIL, 2 bad input, 3 UNKNOWN, 4 TIMEOUT, 5 ERROR",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_config_options(p)
@@ -110,9 +110,10 @@ def _add_prove(sub: Any) -> None:
     p.add_argument("--recheck", action="store_true", default=None,
                    help="re-check a PASS with a second solver (cvc5 via pySMT)")
     p.add_argument("--all-warps", action="store_true", default=None,
-                   help="swas, oracle or ideal: the compositional proof (one warp against an arbitrary scheduler, "
-                        "plus the policy and projection steps, machine-checked for W = 1..4); the result states "
-                        "the range of W it covers, never 'every W'")
+                   help="swas, for every number of warps: with --property exact (gtlrr, gtlo, lrr) one proof for "
+                        "every W >= 1 (warps a sort, the invariant quantified, checked in EPR; the model checked "
+                        "equal to the per-W one at W = 1..6), or a FAIL at the W where the design breaks; with "
+                        "oracle or ideal the compositional proof for W = 1..4, and the result says so")
     p.add_argument("--prologue", type=int, metavar="N",
                    help="ignore violations in the first N cycles, as the paper measures after a prologue "
                         f"(default {P.prologue}: the warm start already has full ibuffers)")

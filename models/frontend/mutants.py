@@ -16,6 +16,7 @@ from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.frontend.policies import POLICIES, Policy
+from warpcheck.models.frontend.swas_every_warp import SORT_POLICIES, Action, SortPolicy
 from warpcheck.models.ts import State
 
 
@@ -250,12 +251,15 @@ def _qaws_budget_never_spent(A: Any, st: Any, c: Any, e: Any, ctx: Any) -> dict[
 # QAWS shows its groups only with two kernels, one of them with two warps (a context switch inside it).
 MUTANT_CONFIG: dict[str, tuple[tuple[str, Any], ...]] = {
     "qaws": (("warps", 3), ("kernel_of_warp", (0, 0, 1)), ("budgets", (2, 1))),
+    "gtlo-falls-back-to-rr": (("warps", 3),),  # at two warps round robin and oldest pick the same other warp
 }
 
 POLICY_MUTANTS: dict[str, Policy] = {
     "lrr-starts-at-ptr": _ptr_update(_P["lrr"], lambda A, ptr, c, n: A.ite(A.lt(c, A.const(0)), ptr, c)),
     "lrr-wraps-late": _ptr_update(_P["lrr"], lambda A, ptr, c, n: A.ite(A.lt(c, A.const(0)), ptr, _wrap_late(A, c, n))),
     "gtlrr-not-greedy": replace(_P["gtlrr"], update=_P["lrr"].update),
+    # GTLO whose fallback, once the greedy warp stalls, is round robin from it instead of the oldest warp
+    "gtlo-falls-back-to-rr": _ptr_choose(_P["gtlo"], lambda A, ptr, e, k: A.first_from(e, ptr)),
     "gtlo-greedy-never-moves": _ptr_update(_P["gtlo"], lambda A, ptr, c, n: ptr),
     "gtlo-keeps-ineligible-greedy": _ptr_choose(_P["gtlo"], lambda A, ptr, e, k: A.ite(
         A.any_(list(e)), ptr, A.const(-1))),
@@ -322,8 +326,69 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("window-stuck-open", "oracle windows: the design's window counter never closes (baseline, lrr/gtlrr)",
            _cls(WindowStuckOpen), config=(("design", "baseline"), ("fetch_policy", "lrr"), ("issue_policy", "gtlrr"))),
     *[Mutant(name, f"policy {p.name}: {name.split('-', 1)[1].replace('-', ' ')}", _with_policy(p), p.name,
-             config=MUTANT_CONFIG.get(p.name, ()))
+             config=MUTANT_CONFIG.get(name, MUTANT_CONFIG.get(p.name, ())))
       for name, p in POLICY_MUTANTS.items()],
+]}
+
+
+# -- policies that break only from some number of warps on: the every-W proof must find that W ----------
+def _lrr_wraps_at_4(A: Any, ptr: Any, c: Any, n: int) -> Any:
+    """LRR's pointer kept in two bits: after warp 3 it wraps to warp 0."""
+    return A.ite(A.lt(c, A.const(0)), ptr, A.ite(A.or_(A.eq(c, A.const(3)), A.eq(c, A.const(n - 1))),
+                                                 A.const(0), A.add(c, A.const(1))))
+
+
+def _gtlo_mask_8(A: Any, ptr: Any, e: Any, k: Any) -> Any:
+    """GTLO over an eligibility mask of 8 bits: warps from 8 on are never seen."""
+    seen = [x if w < 8 else A.false for w, x in enumerate(e)]
+    return A.ite(A.select(seen, ptr), ptr, A.first_true(seen))
+
+
+def _gtlo_age_4_bits(A: Any, ptr: Any, e: Any, k: Any) -> Any:
+    """GTLO whose age is warp + 1 in 4 bits: warp 15's age wraps to 0, so it looks the oldest."""
+    oldest = A.first_true(e) if len(e) < 16 else A.ite(e[15], A.const(15), A.first_true(e))
+    return A.ite(A.select(e, ptr), ptr, oldest)
+
+
+def _sort_wraps_at_4(A: Any, ptr: Any, a: Action) -> Any:
+    return A.ite(A.eq(a.g, A.first_warps(4)[3]), A.least, a.succ)
+
+
+def _sort_sees_8(A: Any, w: Any) -> Any:
+    return A.or_(*[A.eq(w, z) for z in A.first_warps(8)])
+
+
+def _sort_age_4_bits(A: Any, ptr: Any, elig: Any, g: Any) -> Any:
+    z = A.first_warps(16)
+    wrapped = lambda x: A.and_(A.eq(x, z[15]), A.ne(z[15], z[14]))  # warp 15, when there is one
+    older = lambda x: A.or_(wrapped(x), A.and_(A.not_(wrapped(g)), A.before(x, g)))
+    oldest = A.forall(lambda x: A.implies(A.and_(A.ne(x, g), older(x)), A.not_(elig(x))))
+    return A.ite(elig(ptr), A.eq(g, ptr), oldest)
+
+
+@dataclass(frozen=True)
+class WideMutant:
+    """A policy bug silent below ``breaks_at`` warps: the kit's policy and the same bug over the warp sort."""
+
+    name: str
+    breaks: str
+    policy: str
+    breaks_at: int
+    kit: Policy
+    every_warp: SortPolicy
+
+    def make(self, config: SMConfig) -> FrontEnd:
+        return _with_policy(self.kit)(config)
+
+
+_S = SORT_POLICIES
+WIDE_MUTANTS: dict[str, WideMutant] = {m.name: m for m in [
+    WideMutant("lrr-wraps-at-4", "policy lrr: the pointer wraps after warp 3 (two bits)", "lrr", 5,
+               _ptr_update(_P["lrr"], _lrr_wraps_at_4), replace(_S["lrr"], next_ptr=_sort_wraps_at_4)),
+    WideMutant("gtlo-mask-8", "policy gtlo: an eligibility mask of 8 bits (warps from 8 on never issue)", "gtlo", 9,
+               _ptr_choose(_P["gtlo"], _gtlo_mask_8), replace(_S["gtlo"], sees=_sort_sees_8)),
+    WideMutant("gtlo-age-4-bits", "policy gtlo: ages of 4 bits (warp 15 looks the oldest)", "gtlo", 16,
+               _ptr_choose(_P["gtlo"], _gtlo_age_4_bits), replace(_S["gtlo"], first=_sort_age_4_bits)),
 ]}
 
 

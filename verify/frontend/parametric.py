@@ -32,7 +32,8 @@ from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.frontend.design import FIELDS, FrontEnd
 from warpcheck.models.frontend.open_warp import OpenWarp
 from warpcheck.spec.frontend.issue_reference import OracleReference
-from warpcheck.models.frontend.policies import POLICIES, PolicyContext
+from warpcheck.models.frontend.policies import POLICIES, Policy, PolicyContext
+from warpcheck.verify.frontend.policy_equivalence import policy_agrees
 from warpcheck.verify.engines import Deadline, kinduction
 from warpcheck.verify.result import Result, Status
 
@@ -158,6 +159,21 @@ def prove_parametric(config: SMConfig, prop: str = "oracle", max_w: int = 32, ma
                   message=(f"W = 1..{covered} only: component proved unbounded for any W ({comp.message}); "
                            f"policy picks only eligible warps checked for W <= {max_w}; projection checked for "
                            f"W <= {max_proj}; larger W are not covered"))
+
+
+def policy_disagreement(config: SMConfig, policy: Policy, upto: int, dl: Deadline) -> int | None | str:
+    """The least W in 1..upto at which ``policy`` (the design's) chooses unlike the reference policy of its name.
+
+    None: it agrees at every such W (checked by SMT, :mod:`verify.frontend.policy_equivalence`); a string:
+    why the check is undecided.
+    """
+    for w in range(1, upto + 1):
+        status, why = policy_agrees(config.issue_policy, w, dl.left_ms(), model=policy)
+        if dl.expired() or status is Status.UNKNOWN:
+            return f"the design's policy against the reference undecided at W = {w} ({why})"
+        if status is Status.FAIL:
+            return w
+    return None
 
 
 def _unfinished(dl: Deadline, why: str) -> Result:

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import z3
 
 from warpcheck.encodings.z3_algebra import Z3BVAlgebra, check, term
-from warpcheck.models.frontend.policies import POLICIES, PolicyContext
+from warpcheck.models.frontend.policies import POLICIES, Policy, PolicyContext
 from warpcheck.spec.frontend.priority_lists import ref_policy
 from warpcheck.verify.result import Status
 
@@ -40,9 +40,11 @@ def _same_fields(A: Any, st: dict[str, Any], rst: dict[str, Any]) -> Any:
     return A.and_(A.true, *[A.eq(v, rst[k]) for k, v in st.items() if k != "ptr" and k in rst])
 
 
-def _check(policy: str, ctx: PolicyContext, link: Link, timeout_ms: int | None) -> z3.CheckSatResult:
+def _check(policy: str, ctx: PolicyContext, link: Link, timeout_ms: int | None,
+           model: Policy | None = None) -> z3.CheckSatResult:
     warps = ctx.warps
-    A, model, ref = Z3BVAlgebra(16), POLICIES[policy], ref_policy(policy, ctx.kernel_of_warp, ctx.budgets)
+    A, ref = Z3BVAlgebra(16), ref_policy(policy, ctx.kernel_of_warp, ctx.budgets)
+    model = model or POLICIES[policy]
     fields = model.fields(ctx)
     mst = {f.name: A.var(f"model.{f.name}", "int") for f in fields}
     st = {k: A.var(f"ref.{k}", "int") for k in ref.init(A, warps)}
@@ -63,15 +65,18 @@ def _check(policy: str, ctx: PolicyContext, link: Link, timeout_ms: int | None) 
 
 
 def policy_agrees(policy: str, warps: int, timeout_ms: int | None = None,
-                  ctx: PolicyContext | None = None) -> tuple[Status, str]:
-    """PASS with the link that makes the model policy equal its reference at ``warps`` warps, or why not."""
+                  ctx: PolicyContext | None = None, model: Policy | None = None) -> tuple[Status, str]:
+    """PASS with the link that makes the model policy equal its reference at ``warps`` warps, or why not.
+
+    ``model`` is the design's policy when it is not the registered one of that name (a mutant's).
+    """
     ctx = ctx or default_context(policy, warps)
     strict = ref_policy(policy, ctx.kernel_of_warp, ctx.budgets).strict
     verdicts = []
     for name, link in LINKS.items():
         if name == "ptr=turn" and not strict or name != "ptr=turn" and strict:
             continue
-        r = _check(policy, ctx, link, timeout_ms)
+        r = _check(policy, ctx, link, timeout_ms, model)
         if r == z3.unsat:
             return Status.PASS, name
         verdicts.append(r)
