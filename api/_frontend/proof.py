@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from warpcheck._frontend.certificate import proved_system, why_none, write_certificate
 from warpcheck._frontend.options import ProveOptions
 from warpcheck._guard import RunTimeout, guarded, in_child
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.files import write_files
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
-from warpcheck.models.ts import Prologue
 from warpcheck.sim.frontend.replay import Replay, changes_only, replay, side_by_side
 from warpcheck.sim.frontend.vcd import vcd_text
 from warpcheck.verify.engines import engine
@@ -63,6 +63,8 @@ class ProveOutcome:
     recheck: str | None = None
     not_replayed: dict[str, str] = field(default_factory=dict)  # design -> why it does not accept the witness
     replaced: bool = False  # the witness file existed before this run wrote it
+    certificate: str | None = None  # the certificate file written (prove --certificate)
+    no_certificate: str | None = None  # why none was written although one was asked for
 
     @property
     def reference(self) -> str:
@@ -86,6 +88,8 @@ class ProveOutcome:
             out["replay"] = {r.design: r.first_violation for r in self.replays}
         if self.not_replayed:
             out["not_replayed"] = self.not_replayed
+        if self.options.certificate:
+            out.update(certificate=self.certificate, no_certificate=self.no_certificate)
         return out
 
     def _cycles(self) -> str:
@@ -111,6 +115,10 @@ class ProveOutcome:
                          "candidates rejected")
         if self.recheck:
             lines.append(f"  second solver: {self.recheck}")
+        if self.certificate:
+            lines.append(f"  certificate: {self.certificate} (check it with: warpcheck check {self.certificate})")
+        elif self.no_certificate:
+            lines.append(f"  no certificate: {self.no_certificate}")
         if self.witness_path:
             cycle = self.replays[0].first_violation
             lines += [f"  witness: {self.witness_path} (violation at cycle {cycle})"
@@ -130,14 +138,12 @@ def _engine_run(o: ProveOptions, model: FrontEnd | None, progress: Progress) -> 
     timeout = _time_left(o.timeout, t0)
     if progress:
         progress(f"engine {o.engine}: building the model at {o.sm.warps} warps")
-    ts = get_property(o.prop).checked(model or FrontEnd(o.sm))
+    ts, prop = proved_system(o, model)
     kept = {"lemma_cache": o.lemma_cache} if o.engine in ("auto", "kind") and model is None and o.lemma_cache else {}
-    if o.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
-        pts = Prologue(ts, o.prologue + 1)
-        r = engine(o.engine)(pts, pts.guard(ts.agree), o.horizon, timeout, progress=progress, **kept)
+    r = engine(o.engine)(ts, prop, o.horizon, timeout, progress=progress, **kept)
+    if o.prologue:
         r.message = "; ".join(filter(None, [r.message, f"cycles 0 .. {o.prologue - 1} not checked (prologue)"]))
-        return _kept(r, kept)
-    return _kept(engine(o.engine)(ts, ts.agree, o.horizon, timeout, progress=progress, **kept), kept)
+    return _kept(r, kept)
 
 
 def _time_left(timeout: float | None, t0: float) -> float | None:
@@ -194,6 +200,9 @@ def prove_run(o: ProveOptions, progress: Progress = None, model: FrontEnd | None
         out.recheck = in_child(recheck_pass, checked, result)  # cvc5 does not see Ctrl-C: a child can be killed
         if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS
             result.status, result.message = Status.ERROR, out.recheck
+    if o.certificate:
+        out.no_certificate = why_none(o, result, model)
+        out.certificate = None if out.no_certificate else write_certificate(o, result)
     return out
 
 

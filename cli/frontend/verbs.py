@@ -109,6 +109,10 @@ def _add_prove(sub: Any) -> None:
                    " an existing file there is replaced)")
     p.add_argument("--recheck", action="store_true", default=None,
                    help="re-check a PASS with a second solver (cvc5 via pySMT)")
+    p.add_argument("--certificate", metavar="FILE", type=OUTPUT_FILE,
+                   help="with an unbounded PASS, write its certificate: SMT-LIB2 stating the system, the property and "
+                        "the inductive invariant (the proved lemmas and the property, as inv), with the obligations "
+                        "as check-sat commands; check it with: warpcheck check FILE (an existing file is replaced)")
     p.add_argument("--all-warps", action="store_true", default=None,
                    help="swas, oracle or ideal: the compositional proof (one warp against an arbitrary scheduler, "
                         "plus the policy and projection steps, machine-checked for W = 1..4); the result states "
