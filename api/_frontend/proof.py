@@ -16,6 +16,7 @@ from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.sim.frontend.replay import Replay, changes_only, replay, side_by_side
 from warpcheck.sim.frontend.vcd import vcd_text
+from warpcheck.verify import bmc_bitwuzla
 from warpcheck.verify.engines import engine
 from warpcheck.verify.frontend import witness as wit
 from warpcheck.verify.frontend.lift import SMALL, lift_violation
@@ -167,7 +168,8 @@ def _kept(r: Result, kept: dict[str, str]) -> Result:
 
 
 def _lifted(o: ProveOptions, progress: Progress) -> Result | None:
-    """For the baseline at many warps: a violation found at a few warps and confirmed at all of them."""
+    """For the baseline at many warps: a violation found at a few warps and confirmed at all of them,
+    then shown the shortest by bitwuzla's BMC at full size within the time left (or replaced by a shorter)."""
     if o.engine not in ("auto", "bmc") or o.prologue or o.sm.design != "baseline" or o.sm.warps <= SMALL:
         return None
     t0 = time.monotonic()
@@ -180,9 +182,28 @@ def _lifted(o: ProveOptions, progress: Progress) -> Result | None:
             progress(f"lift: nothing confirmed ({time.monotonic() - t0:.1f} s); searching at full size")
         return None
     trace, frame = got
-    return Result(Status.FAIL, f"{o.engine}:lift", frame, seconds=time.monotonic() - t0, trace=trace,
-                  message=f"violation found at {SMALL} warps and confirmed by a concrete run at "
-                          f"{o.sm.warps}; shorter ones not excluded")
+    lifted = Result(Status.FAIL, f"{o.engine}:lift", frame, seconds=time.monotonic() - t0, trace=trace,
+                    message=f"violation found at {SMALL} warps and confirmed by a concrete run at "
+                            f"{o.sm.warps}; shorter ones not excluded")
+    return _shortest(o, lifted, t0, progress) if bmc_bitwuzla.available() and frame > 0 else lifted
+
+
+def _shortest(o: ProveOptions, lifted: Result, t0: float, progress: Progress) -> Result:
+    """The lifted violation, or a shorter one: bitwuzla's BMC at full size up to one depth less."""
+    if progress:
+        progress(f"lift: violation at depth {lifted.depth}; bitwuzla looks for a shorter one at {o.sm.warps} warps")
+    ts, prop = proved_system(o)
+    below = bmc_bitwuzla.bmc_bitwuzla(ts, prop, lifted.depth - 1, _time_left(o.timeout, t0), progress=progress)
+    if below.status is Status.FAIL:
+        below.engine, below.seconds = f"{o.engine}:bmc", time.monotonic() - t0
+        return below
+    lifted.seconds = time.monotonic() - t0
+    if below.status is Status.PASS:
+        lifted.message = (f"shortest violation: found at {SMALL} warps and confirmed by a concrete run at "
+                          f"{o.sm.warps}; none at a smaller depth (bitwuzla)")
+    elif below.depth > 0:
+        lifted.message += f" (bitwuzla: none up to depth {below.depth - 1} before the timeout)"
+    return lifted
 
 
 def prove_run(o: ProveOptions, progress: Progress = None, model: FrontEnd | None = None) -> ProveOutcome:
