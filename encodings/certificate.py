@@ -155,6 +155,17 @@ def invariant(ts: TransitionSystem, prop: Pred, lemmas: Sequence[str], width: in
     return define_fun(A, "inv", V.args("s"), A.and_(*terms, prop(A, V.s)))
 
 
+def not_certifiable(status: str, bounded: bool, depth: int) -> str | None:
+    """Why a proof result (its status, whether bounded, its induction depth) gets no certificate; None: it gets one."""
+    if status != "PASS" or bounded:
+        return f"a certificate is written only for an unbounded PASS (this run ended {status}" + \
+            (", bounded)" if status == "PASS" else ")")
+    if depth != 1:
+        return (f"the proof is {depth}-inductive: a certificate states a 1-inductive invariant (the lemmas and the "
+                "property); no file written")
+    return None
+
+
 def certificate(ts: TransitionSystem, prop: Pred, lemmas: Sequence[str], width: int, header: Sequence[str]) -> str:
     """The whole script: ``header`` (comment lines without their ``;``), the system, ``inv``, the obligations."""
     system, _, obligations = sections(ts, prop, width)

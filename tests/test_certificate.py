@@ -106,3 +106,15 @@ def test_check_refuses_what_is_no_certificate(tmp_path, capsys):
 def test_no_certificate_for_a_bounded_proof():
     with pytest.raises(warpcheck.ConfigError, match="certificate"):
         warpcheck.prove(design="swas", warps=2, engine="bmc", certificate="c.smt2")
+
+
+def test_the_qaws_switch_bound_writes_a_certificate_that_holds(tmp_path):
+    where = tmp_path / "switches.smt2"
+    r = warpcheck.qaws_switches(certificate=str(where))
+    assert (r.status, r.depth, r.to_dict()["certificate"]) == ("PASS", 1, str(where))
+    got = warpcheck.check(str(where))
+    assert got.status == "PASS" and got.covers["verb"] == "qaws switches" and got.covers["budgets"] == [1, 4]
+    text = where.read_text()
+    other = text.replace('"verb": "qaws switches"', '"verb": "reorder prove"', 1)
+    with pytest.raises(warpcheck.InputFileError, match="certificates come from prove, qaws switches"):
+        _checked(tmp_path, other)

@@ -17,6 +17,7 @@ UNKNOWN (the solver gave up), TIMEOUT; a file that is no certificate is bad inpu
 """
 from __future__ import annotations
 
+import importlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -33,6 +34,9 @@ from warpcheck.verify.result import EXIT_CODES, Status
 from warpcheck.verify.smt2_run import answers, commands, version
 
 __all__ = ["CheckOptions", "CheckResult", "check", "check_options"]
+
+# the verbs that write certificates -> the module whose system_of(covers, where) rebuilds their system
+SYSTEMS = {"prove": "warpcheck._frontend.certificate", "qaws switches": "warpcheck._qaws.certificate"}
 
 
 @dataclass
@@ -110,7 +114,11 @@ def _covers(text: str, where: str) -> dict[str, Any]:
 
 def _refusal(text: str, covered: dict[str, Any], where: str) -> str | None:
     """Why the file is not the certificate of the system it names (None: its parts are in place)."""
-    from warpcheck._frontend.certificate import system_of  # the only domain that writes certificates yet
+    home = SYSTEMS.get(str(covered.get("verb")))
+    if home is None:
+        raise InputFileError(f"{where}: covers the verb {covered.get('verb')!r}; certificates come from "
+                             f"{', '.join(SYSTEMS)}")
+    system_of = importlib.import_module(home).system_of  # only the domain the certificate names loads
     try:
         ts, prop = system_of(covered, where)
     except ConfigError as e:

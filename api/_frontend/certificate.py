@@ -52,14 +52,9 @@ def system_of(covered: Mapping[str, Any], where: str) -> tuple[TransitionSystem,
 
 def why_none(o: ProveOptions, r: Result, model: FrontEnd | None) -> str | None:
     """Why a run writes no certificate (None: it writes one)."""
-    if r.status is not Status.PASS or r.bounded:
-        return f"a certificate is written only for an unbounded PASS (this run ended {r.status.value})"
-    if model is not None:
+    if model is not None and r.status is Status.PASS:
         return "a model other than the configuration's (the mutation suite's) gets no certificate"
-    if r.depth != 1:
-        return (f"the proof is {r.depth}-inductive: a certificate states a 1-inductive invariant (the lemmas and the "
-                "property); no file written")
-    return None
+    return cert.not_certifiable(r.status.value, r.bounded, r.depth)
 
 
 def write_certificate(o: ProveOptions, r: Result) -> str:
