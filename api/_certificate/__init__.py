@@ -66,7 +66,9 @@ class CheckResult:
         """What ``warpcheck check`` prints."""
         word = {"PASS": "holds", "FAIL": "REFUSED"}.get(self.status, self.status)
         lines = [f"{self.status}  certificate {self.certificate} {word}: {self.message}",
-                 f"  checked by {self.solver} ({self.seconds:.2f} s); the proof was found by z3"]
+                 f"  checked by {self.solver} ({self.seconds:.2f} s); the proof was found by z3" if self.answers else
+                 f"  refused before {self.solver} ran: the file is not the certificate of the system it names "
+                 f"({self.seconds:.2f} s)"]
         lines += [f"  {name}: {said}" for name, said in self.answers.items()]
         return "\n".join(lines)
 
