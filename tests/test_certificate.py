@@ -92,6 +92,8 @@ def test_a_changed_transition_or_a_dropped_obligation_is_refused(proved, tmp_pat
     assert "its obligations differ" in _checked(tmp_path, dropped).message
     smuggled = _with_inv(text, "(define-fun inv () Bool true)\n(assert false)")
     assert "not exactly one (define-fun inv" in _checked(tmp_path, smuggled).message
+    ahead = text.replace(cert.SYSTEM, "(set-logic QF_BV)\n" + cert.SYSTEM, 1)
+    assert "header holds more than comments" in _checked(tmp_path, ahead).message
 
 
 def test_check_refuses_what_is_no_certificate(tmp_path, capsys):

@@ -129,6 +129,9 @@ def _refusal(text: str, covered: dict[str, Any], where: str) -> str | None:
     parts = _parts(text)
     if parts is None:
         return "its sections (system, invariant, obligations) are not all there, in that order"
+    head = text[:text.find(cert.SYSTEM)].splitlines()
+    if any(line.strip() and not line.startswith(";") for line in head):
+        return "its header holds more than comments (a command before the system)"
     if parts[0] != system:
         return f"its system differs from the one it says it covers{_first_difference(parts[0], system)}"
     if parts[2] != obligations:
