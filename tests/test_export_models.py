@@ -47,28 +47,46 @@ def _allowed(ts: Any, s: dict, i: dict) -> bool:
     return _inside(ts.input_vars(), i) and bool(ts.assume(CONCRETE, s, i))
 
 
-@pytest.mark.parametrize("design", ["swas", "baseline"])
-def test_btor2_one_step_is_the_kits_on_random_states_and_parameters(design):
-    ts = _checked(design)
-    # parse refuses an order the btor2tools parser refuses (an init before its value, an operand after its user)
-    m = btor2_interp.parse(next(iter(warpcheck.export("btor2", design=design, warps=2).values())))
+def _btor2_disagreements(text: str, ts: Any, points: int = 60) -> list[str]:
+    """Where one step of the BTOR2 model disagrees with the kit's, on random states, parameters and inputs
+    (some out of range); parsing refuses an order the btor2tools parser refuses."""
+    m = btor2_interp.parse(text)
     width, rng, ids = m.width[2], random.Random(3), {m.name(n): n for n in m.states() + m.inputs()}
     mod = lambda x: int(x) % (1 << width)
-    seen = set()
-    for _ in range(60):
+    out, seen = [], set()
+    for _ in range(points):
         p, s, i = _point(ts, rng, spill=2)
         env = {ids[f"p.{k}"]: mod(v) for k, v in p.items()} | {ids[f"s.{k}"]: mod(v) for k, v in s.items()} | \
             {ids[f"i.{k}"]: mod(v) for k, v in i.items()} | {ids["first"]: 0}
         val = btor2_interp.evaluate(m, btor2_interp.Concrete(m), env)
-        ok = _inside(ts.param_vars(), p) and _allowed(ts, s, i)
-        assert all(val[c] for c in m.constraints) == ok, (p, i)  # parameters and inputs out of range break it
+        ok = _inside(ts.param_vars(), p) and _allowed(ts, s, i)  # parameters and inputs out of range break it
         seen.add(ok)
-        if ok:
-            nxt = ts.step(CONCRETE, s, i)
-            assert {m.name(n): val[m.next[n]] for n in m.states() if m.name(n).startswith("s.")} == \
-                {f"s.{k}": mod(v) for k, v in nxt.items()}
-            assert bool(val[m.bads[0]]) == (not ts.agree(CONCRETE, s))
-    assert seen == {True, False}
+        if all(val[c] for c in m.constraints) != ok:
+            out.append(f"constraints {not ok} at p={p}, i={i}")
+        elif ok and ({m.name(n): val[m.next[n]] for n in m.states() if m.name(n).startswith("s.")} !=
+                     {f"s.{k}": mod(v) for k, v in ts.step(CONCRETE, s, i).items()}):
+            out.append(f"next state differs at s={s}, i={i}")
+        elif ok and bool(val[m.bads[0]]) != (not ts.agree(CONCRETE, s)):
+            out.append(f"bad differs at s={s}")
+    assert seen == {True, False}  # steps compared, and refused points seen
+    return out
+
+
+@pytest.mark.parametrize("design", ["swas", "baseline"])
+def test_btor2_one_step_is_the_kits_on_random_states_and_parameters(design):
+    ts = _checked(design)
+    assert _btor2_disagreements(next(iter(warpcheck.export("btor2", design=design, warps=2).values())), ts) == []
+
+
+def test_btor2_with_its_parameters_unconstrained_is_caught():
+    """The mutant of issue 38: the parameters' range constraints left out; the comparison above sees it."""
+    ts = _checked("swas")
+    lines = next(iter(warpcheck.export("btor2", design="swas", warps=2).values())).splitlines()
+    keeps = [n for n, ln in enumerate(lines) if ln.split()[1] == "next" and ln.split()[3] == ln.split()[4]]
+    assert keeps  # a parameter keeps its value; the first constraint after that line is its range
+    ranges = {next(k for k in range(n, len(lines)) if lines[k].split()[1] == "constraint") for n in keeps}
+    mutant = [ln for n, ln in enumerate(lines) if n not in ranges]
+    assert any(d.startswith("constraints") for d in _btor2_disagreements("\n".join(mutant), ts))
 
 
 @pytest.mark.slow  # the first run compiles Boolector's WebAssembly (tens of CPU-seconds, then cached)
@@ -119,3 +137,9 @@ def test_the_exported_induction_obligations_are_not_vacuous():
     said = {name.split(".")[1]: answers(text, "bitwuzla") for name, text in files.items()}
     assert said == {"bmc1": ["unsat"], "lemmas-init": ["unsat"], "lemmas-step": ["sat", "unsat"],
                     "step1": ["sat", "unsat"]}
+    # the mutant of issue 38: the step's lemma assumptions made contradictory; the non-vacuity answer sees it
+    step = next(text for name, text in files.items() if ".step1." in name)
+    first = step.index("(assert ", step.index("(declare-fun |s."))
+    vacuous = step[:first] + "(assert (not (and true " + step[first + len("(assert "):].split("\n", 1)[0][:-1] + \
+        ")))\n" + step[first:]
+    assert answers(vacuous, "bitwuzla") == ["unsat", "unsat"]
