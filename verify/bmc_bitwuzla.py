@@ -9,10 +9,13 @@ Z3's BMC does not finish in minutes (docs/frontend.md has the numbers).
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 from typing import Any, Callable
 
 from warpcheck.encodings.smt2 import Script
+from warpcheck.encodings.solver_signals import INTERRUPTS
 from warpcheck.encodings.unroll import Trace, _width
 from warpcheck.models.ts import TransitionSystem, Var
 from warpcheck.verify.result import Result, Status
@@ -38,8 +41,15 @@ class _Session:
         options.set(bz.Option.PRODUCE_MODELS, True)
         self.bz, self.script, self.fed = bz, Script(ts, _width(ts), "warpcheck bmc (bitwuzla)"), 0
         self.parser = bz.Parser(bz.TermManager(), options, "smt2")
+        # bitwuzla asks its terminator often.  Ctrl-C's handler may run (and raise) as that Python call
+        # starts, where bitwuzla's callback loses the exception: so the run guard's watchdog also sets a flag
+        # (INTERRUPTS), which the terminator reads, and the guard delivers the lost signal again.
+        self.flags: list[str] = []  # "signal": stopped by the run guard
         self.end = end
-        self.parser.configure_terminator(lambda: self.end is not None and time.monotonic() >= self.end)
+        self.parser.configure_terminator(self._done)
+
+    def _done(self) -> bool:
+        return bool(self.flags) or (self.end is not None and time.monotonic() >= self.end)
 
     def feed(self, *extra: str) -> None:
         lines = self.script.lines[self.fed:] + list(extra)
@@ -47,7 +57,17 @@ class _Session:
         self.parser.parse("\n".join(lines), parse_only=True, parse_file=False)
 
     def check(self) -> str:
-        return str(self.parser.bitwuzla().check_sat())
+        """The answer of the check-sat of what was fed; the run guard's watchdog can stop it."""
+        stop = self._signalled
+        INTERRUPTS.append(stop)
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):  # the callback prints the exception it loses
+                return str(self.parser.bitwuzla().check_sat())
+        finally:
+            INTERRUPTS.remove(stop)
+
+    def _signalled(self) -> None:
+        self.flags.append("signal")
 
     def value(self, name: str, v: Var) -> Any:
         got = self.parser.bitwuzla().get_value(self.parser.parse_term(name))
@@ -64,6 +84,12 @@ def bmc_bitwuzla(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | 
     """The shortest violation of ``prop`` within ``depth`` cycles (FAIL), or none (a bounded PASS)."""
     t0 = time.monotonic()
     run = _Session(ts, None if timeout is None else t0 + timeout)
+    return _search(run, ts, prop, depth, t0, timeout, progress, established)
+
+
+def _search(run: _Session, ts: TransitionSystem, prop: Prop, depth: int, t0: float, timeout: float | None,
+            progress: Callable[[str], None] | None, established: Callable[[str, int], None] | None) -> Result:
+    """Depth by depth: a violation at exactly k with 0 .. k-1 cleared."""
     run.script.init()
     for k in range(depth + 1):
         if k:
@@ -76,12 +102,12 @@ def bmc_bitwuzla(ts: TransitionSystem, prop: Prop, depth: int, timeout: float | 
         if said == "sat":
             return Result(Status.FAIL, "bmc:bitwuzla", k, seconds=time.monotonic() - t0, trace=_trace(run, ts, k),
                           message=f"shortest violation: none at a smaller depth than {k} (bitwuzla)")
-        if said != "unsat":
-            stopped = timeout is not None and time.monotonic() >= t0 + timeout
+        if said != "unsat":  # a signal (the alarm, Ctrl-C: the run guard raises it again) or the deadline
+            stopped = bool(run.flags) or (timeout is not None and time.monotonic() >= t0 + timeout)
             return Result(Status.TIMEOUT if stopped else Status.UNKNOWN, "bmc:bitwuzla", k,
                           seconds=time.monotonic() - t0,
-                          message=f"bitwuzla gave up at depth {k}" + (f"; no violation up to depth {k - 1}" if k
-                                                                       else ""))
+                          message=("stopped" if stopped else "bitwuzla gave up") + f" at depth {k}"
+                          + (f"; no violation up to depth {k - 1}" if k else ""))
         run.feed("(pop 1)", f"(assert {good})")
         if established:
             established("clean", k)
