@@ -41,6 +41,7 @@ _HOME = {
     "makespan": "_makespan", "MakespanResult": "_makespan", "MakespanOptions": "_makespan",
     "CertificateCheck": "_makespan", "check_certificate": "_makespan",
     "export": "_frontend",
+    "check": "_certificate", "CheckResult": "_certificate", "CheckOptions": "_certificate",
     "qaws_wcrt": "_qaws", "qaws_inversion": "_qaws", "qaws_switches": "_qaws", "simulate_kernels": "_qaws",
     "QawsResult": "_qaws", "QawsWcrtResult": "_qaws", "QawsInversionResult": "_qaws", "QawsSwitchesResult": "_qaws",
     "KernelRunsResult": "_qaws", "QawsWcrtOptions": "_qaws", "QawsInversionOptions": "_qaws",
@@ -59,6 +60,7 @@ _HOME = {
 __all__ = ["__version__", *_HOME]
 
 if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the names load lazily
+    from warpcheck._certificate import CheckOptions, CheckResult, check
     from warpcheck._errors import ConfigError, InputFileError, KitError, WarpcheckError
     from warpcheck._frontend import (DemoOptions, DemoResult, ExportOptions, ExportResult, ProofResult, ProveOptions,
                                      ReplayOptions, ReplayResult, RunOptions, RunResult, SimulateOptions,

@@ -113,6 +113,7 @@ def _watch(fd: int) -> None:
         solver = sys.modules.get("warpcheck.encodings.z3_algebra")
         if solver is not None:
             solver.interrupt_solvers()
+        solver_signals.interrupt_all()
     os.close(fd)
 
 

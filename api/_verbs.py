@@ -51,6 +51,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in [
     Verb("demo", _F, "DemoOptions", "demo_options"),
     Verb("run", _F, "RunOptions", "run_options", ("job",)),
     Verb("export", _F, "ExportOptions", "export_options", progress=False),
+    Verb("check", "warpcheck._certificate", "CheckOptions", "check_options", ("certificate",)),
     Verb("makespan", _M, "MakespanOptions", "run", ("kernel",)),
     Verb("cfg", _K, "CfgOptions", "run_cfg", ("kernel",)),
     Verb("wcet", _K, "WcetOptions", "run_wcet", ("kernel",)),

@@ -17,7 +17,8 @@ EPILOG = """examples:
 btor2: one model (state, input, init, next, constraint, bad) for hardware model checkers;
 bad is reachable exactly when prove finds a FAIL.  smt2 (QF_BV): NAME.bmcD.smt2 is sat exactly when
 the property fails within D cycles; NAME.lemmas-init, NAME.lemmas-step and NAME.stepK.smt2 are all
-unsat when the property is K-inductive with the lemmas the kit proves first.
+unsat when the property is K-inductive with the lemmas the kit proves first; the two induction
+scripts first ask a non-vacuity check-sat that must be sat (their assumptions have a model).
 exit codes: 0 written, 2 bad input"""
 
 

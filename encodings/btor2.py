@@ -11,6 +11,10 @@ instructions): each parameter is a state without ``init`` that keeps its
 value, and a state whose initial value is not a constant gets no ``init`` but
 the constraint ``first -> state = value``, where ``first`` is a state that is
 1 in cycle 0 only.
+
+Lines come in the order the btor2tools parser (BtorMC, Pono, Boolector) requires:
+every operand before its user, and an ``init``'s value before its state (the
+constants of the initial values are written first).
 """
 from __future__ import annotations
 
@@ -84,16 +88,20 @@ def to_btor2(ts: TransitionSystem, prop: Prop, width: int) -> str:
     s = {v.name: A.var(f"s.{v.name}", v.kind) for v in sv}
     i = {v.name: A.var(f"i.{v.name}", v.kind) for v in iv}
     p = {v.name: A.var(f"p.{v.name}", v.kind) for v in pv}
+    start = {name: A._fold(value) for name, value in ts.init(A, p).items()}
+    # btor2tools (BtorMC, Pono) read an init only after its value: constants first, then the states
+    values = {name: w.of(v) for name, v in start.items() if not isinstance(v, Net)}
+    on, off = w.of(True), w.of(False)
     for prefix, vs, kind in (("p.", pv, "state"), ("i.", iv, "input"), ("s.", sv, "state")):
         for v in vs:
             w.names[prefix + v.name] = w.emit(f"{kind} {w.sid(sort[v.name])} {prefix}{v.name}")
     first = w.emit("state 1 first")
-    w.emit(f"init 1 {first} {w.of(True)}")
-    w.emit(f"next 1 {first} {w.of(False)}")
+    w.emit(f"init 1 {first} {on}")
+    w.emit(f"next 1 {first} {off}")
     for v in pv:  # a parameter keeps its value; its range holds from the start
         w.emit(f"next {w.sid(sort[v.name])} {w.names['p.' + v.name]} {w.names['p.' + v.name]}")
         w.emit(f"constraint {w.of(v.domain(A, p[v.name]))}")
-    _initial(w, A, ts.init(A, p), s, sort, first)
+    _initial(w, A, start, values, s, sort, first)
     nxt = ts.step(A, s, i)
     for v in sv:
         w.emit(f"next {w.sid(sort[v.name])} {w.names['s.' + v.name]} {w.of(nxt[v.name])}")
@@ -104,14 +112,13 @@ def to_btor2(ts: TransitionSystem, prop: Prop, width: int) -> str:
     return "\n".join(w.lines) + "\n"
 
 
-def _initial(w: _Writer, A: NetAlgebra, init: dict[str, Any], s: dict[str, Any], sort: dict[str, str],
-             first: int) -> None:
-    """``init`` for a constant initial value, else ``first -> state = value``."""
+def _initial(w: _Writer, A: NetAlgebra, start: dict[str, Any], values: dict[str, int], s: dict[str, Any],
+             sort: dict[str, str], first: int) -> None:
+    """``init`` for a constant initial value (its line in ``values``), else ``first -> state = value``."""
     w.names["first"] = first
     is_first = A.var("first", "bool")
-    for name, value in init.items():
-        folded = A._fold(value)
-        if isinstance(folded, Net):
-            w.emit(f"constraint {w.of(A.implies(is_first, A.eq(s[name], value)))}")
+    for name, value in start.items():
+        if name in values:
+            w.emit(f"init {w.sid(sort[name])} {w.names['s.' + name]} {values[name]}")
         else:
-            w.emit(f"init {w.sid(sort[name])} {w.names['s.' + name]} {w.of(folded)}")
+            w.emit(f"constraint {w.of(A.implies(is_first, A.eq(s[name], value)))}")

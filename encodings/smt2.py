@@ -12,6 +12,12 @@ Each script ends in one ``(check-sat)``; *unsat* is what a proof needs:
 - ``lemmas-init`` / ``lemmas-step``: the lemmas hold initially / are preserved by one step;
 - ``step``: ``k`` states on which the property and the lemmas hold, all
   distinct, and a successor that violates the property.
+
+The induction scripts (``lemmas-step``, ``step``) first ask a non-vacuity
+``(check-sat)`` that must answer *sat*: their assumptions (the lemmas on every
+frame, the steps, the property before the last frame) have a model, so the
+final *unsat* is not that of contradictory assumptions.  Each ``check-sat``
+is preceded by ``(set-info :status ...)`` naming the answer it must give.
 """
 from __future__ import annotations
 
@@ -114,8 +120,13 @@ class Script:
     def distinct(self, t: int, u: int) -> str:
         return "(or false " + " ".join(f"(distinct |s.{v.name}@{t}| |s.{v.name}@{u}|)" for v in self.sv) + ")"
 
-    def text(self) -> str:
-        return "\n".join([*self.lines, "(check-sat)", "(exit)"]) + "\n"
+    def nonvacuous(self) -> None:
+        """A ``(check-sat)`` that must answer sat: the assertions so far have a model."""
+        self.lines += ["; non-vacuity: the assumptions above have a model (must be sat)",
+                       "(set-info :status sat)", "(check-sat)"]
+
+    def text(self, status: str = "unsat") -> str:
+        return "\n".join([*self.lines, f"(set-info :status {status})", "(check-sat)", "(exit)"]) + "\n"
 
 
 def bmc(ts: TransitionSystem, prop: Pred, k: int, width: int, title: str = "warpcheck bmc") -> str:
@@ -126,7 +137,7 @@ def bmc(ts: TransitionSystem, prop: Pred, k: int, width: int, title: str = "warp
         s.trans(t)
     bad = [f"(not {s.holds(prop, t)})" for t in range(k + 1)]
     s.lines.append(f"(assert (or {' '.join(bad)}))" if len(bad) > 1 else f"(assert {bad[0]})")
-    return s.text()
+    return s.text("unknown")  # sat: a FAIL; unsat: none within k cycles
 
 
 def _all(s: Script, lemmas: Sequence[Pred], t: int) -> str:
@@ -147,6 +158,7 @@ def lemmas_step(ts: TransitionSystem, lemmas: Sequence[Pred], width: int, title:
     s = Script(ts, width, f"{title}: a step that breaks a lemma?")
     s.lines.append(f"(assert {_all(s, lemmas, 0)})")
     s.trans(0)
+    s.nonvacuous()
     s.lines.append(f"(assert (not {_all(s, lemmas, 1)}))")
     return s.text()
 
@@ -162,5 +174,6 @@ def step(ts: TransitionSystem, prop: Pred, k: int, lemmas: Sequence[Pred], width
         if t < k:
             s.trans(t)
             s.lines.append(f"(assert {s.holds(prop, t)})")
+    s.nonvacuous()
     s.lines.append(f"(assert (not {s.holds(prop, k)}))")
     return s.text()

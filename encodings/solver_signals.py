@@ -5,7 +5,16 @@ solver is loaded: a verb imports its solver only when it runs, after the guard i
 """
 from __future__ import annotations
 
+from typing import Callable
+
 WATCHED = {"python": False}  # python: a watchdog interrupts checks (z3_algebra.interrupt_solvers)
+INTERRUPTS: list[Callable[[], None]] = []  # what stops a running check of another solver (bitwuzla's BMC)
+
+
+def interrupt_all() -> None:
+    """Stop every check registered in INTERRUPTS (called by the run guard's watchdog, another thread)."""
+    for stop in list(INTERRUPTS):
+        stop()
 
 
 def leave_ctrl_c_to_python() -> None:

@@ -33,12 +33,18 @@ class Model:
 
 
 def parse(text: str) -> Model:
+    """The model of ``text``, refusing what the btor2tools parser (BtorMC, Pono, Boolector) refuses about order:
+    ids that do not increase, an operand, sort or state not defined before its use, an ``init`` before its value."""
     m = Model()
+    last = 0
     for line in text.splitlines():
         tok = line.split(";")[0].split()
         if not tok:
             continue
         nid, op, rest = int(tok[0]), tok[1], tok[2:]
+        assert nid > last, f"line {nid}: ids must increase (after {last})"
+        last = nid
+        _check_order(m, nid, op, rest, line)
         if op == "sort":
             assert rest[0] == "bitvec", line
             m.width[nid] = int(rest[1])
@@ -51,6 +57,22 @@ def parse(text: str) -> Model:
         else:
             m.nodes[nid] = (op, int(rest[0]), [int(a) for a in rest[1:]], "")
     return m
+
+
+def _check_order(m: Model, nid: int, op: str, rest: list[str], line: str) -> None:
+    """The btor2tools rules of order for one line (``m`` holds the lines before it)."""
+    if op == "sort":
+        return
+    assert op in ("constraint", "bad") or int(rest[0]) in m.width, f"{line!r}: sort {rest[0]} is not defined before"
+    if op in ("constd", "state", "input"):
+        return
+    args = [int(a) for a in rest[1:]] if op not in ("constraint", "bad") else [int(rest[0])]
+    for a in args:
+        assert a in m.nodes, f"{line!r}: operand {a} is not defined before"
+    if op in ("init", "next"):
+        assert m.nodes[args[0]][0] == "state", f"{line!r}: {args[0]} is no state"
+    if op == "init":
+        assert args[0] > args[1], f"{line!r}: state id must be greater than id of second operand (its value)"
 
 
 class Concrete:

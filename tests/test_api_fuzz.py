@@ -43,7 +43,7 @@ RECORDS: dict[str, type] = {**{v.record: v.options_type() for v in VERBS.values(
 BASE: dict[str, dict[str, Any]] = {
     "ReplayOptions": {"witness": "w.json"}, "RunOptions": {"job": "job.toml"},
     "SimulateOptions": {"workloads": ("psort",)}, "SimulateKernelsOptions": {"kernels": "psort,sgemm"},
-    "ExportOptions": {"format": "smt2"},
+    "ExportOptions": {"format": "smt2"}, "CheckOptions": {"certificate": "c.smt2"},
     "MakespanOptions": {"kernel": "LLCLL", "warps": 4, "sigma": {"L": 1, "C": 1}},
     "CfgOptions": {"kernel": "k.ptx"}, "WcetOptions": {"kernel": "k.ptx"}, "SimtOptions": {"kernel": "k.ptx"},
     "AnalyzeOptions": {"kernel": "k.ptx", "grid": 1, "block": 32},

@@ -131,6 +131,7 @@ def test_bmc_past_its_step_budget_names_the_depth_and_the_report_the_cycle(monke
     from warpcheck.verify import engines
 
     monkeypatch.setattr(engines, "STEP_BUDGET", -1.0)  # every depth "too slow": the one-query search runs
+    monkeypatch.setattr(engines.bmc_bitwuzla, "available", lambda: False)  # Z3's BMC, whose budget that is
     config = SMConfig(warps=2, design="baseline", fetch_policy="lrr", issue_policy="gtlrr")
     out = prove_run(ProveOptions(config=config, engine="bmc", witness=str(tmp_path / "w.json")))
     assert out.result.status.value == "FAIL" and f"violation at depth {out.result.depth};" in out.result.message

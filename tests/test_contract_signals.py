@@ -21,6 +21,8 @@ JOB = '[defaults]\nwarps = 32\n\n[[task]]\nname = "a"\ndesign = "swas"\npolicy =
 LONG_RUNS = {  # each runs for far longer than the 2.5 s before the signal, on any machine of today
     "prove": ["prove", "--design", "swas", "--policy", "gtlrr", "--warps", "32"],
     "prove-kind": ["prove", "--design", "swas", "--policy", "lrr", "--warps", "32", "--engine", "kind"],
+    # bitwuzla's BMC (its terminator is where the signal lands): SWaS clears depths for minutes
+    "prove-bmc": ["prove", "--design", "swas", "--policy", "gtlrr", "--warps", "4", "--engine", "bmc"],
     "demo": ["demo", "--out", "out"],
     "run": ["run", "job.toml", "--out", "out"],
     "simulate": ["simulate", "psort", "--warps", "64"],
@@ -40,7 +42,7 @@ def python_default_ctrl_c():
 
 # one verb per way of running (a solver in the main process, workers, HiGHS in a worker) in the default
 # suite; the others share the same guard and run under -m slow
-DEFAULT_SIGINT = {"prove", "demo", "makespan"}
+DEFAULT_SIGINT = {"prove", "prove-bmc", "demo", "makespan"}
 
 
 @pytest.mark.parametrize("name", [n if n in DEFAULT_SIGINT else pytest.param(n, marks=pytest.mark.slow)

@@ -153,7 +153,7 @@ def test_the_verb_and_the_function_give_the_same_json(command, workdir):
     mine, theirs = _comparable(result.to_dict(), verb), _comparable(by_verb, verb)
     if verb == "prove" and by_verb.get("status") == "FAIL" and str(by_verb.get("engine")).startswith("auto"):
         # auto races BMC against random runs: under load a random run's longer counterexample may answer
-        # first (BMC gets RANDOM_GRACE to beat it), so its depth is not the question; both replay, below
+        # first (held until BMC answers), so its depth is not the question; both replay, below
         for raced in ("depth", "cycle", "replay"):
             mine.pop(raced, None), theirs.pop(raced, None)
         assert warpcheck.replay(result).reproduced

@@ -165,6 +165,7 @@ class ProveOptions(SMOptions):
     all_warps: bool = False
     prologue: int = 0
     lemma_cache: str | None = LEMMA_CACHE
+    certificate: str | None = None
 
     def __post_init__(self) -> None:
         self._check_sm()
@@ -175,8 +176,9 @@ class ProveOptions(SMOptions):
                witness=path("witness", self.witness), vcd=path("vcd", self.vcd), recheck=flag("recheck", self.recheck),
                all_warps=flag("all_warps", self.all_warps),
                prologue=integer("prologue", self.prologue, 0, MAX_DEPTH, DEPTH_WHY),
-               lemma_cache=path("lemma_cache", self.lemma_cache))
-        distinct_paths(self, inputs=("config",), outputs=("witness", "vcd"))
+               lemma_cache=path("lemma_cache", self.lemma_cache), certificate=path("certificate", self.certificate))
+        distinct_paths(self, inputs=("config",), outputs=("witness", "vcd", "certificate"))
+        self._check_certificate()
         if self.all_warps and self.recheck:
             raise OptionError("recheck", True, "re-checks a proof for one number of warps; it is not available "
                                                "with all_warps")
@@ -189,6 +191,16 @@ class ProveOptions(SMOptions):
         if self.depth and self.prologue >= self.depth:
             raise OptionError("prologue", self.prologue, f"leaves no cycle to check within depth {self.depth}; give a "
                                                          "depth larger than the prologue, or leave depth out")
+
+    def _check_certificate(self) -> None:
+        if self.certificate is None:
+            return
+        if self.all_warps:
+            raise OptionError("certificate", self.certificate, "the proof for every W writes no certificate yet; "
+                                                               "prove one number of warps for a certificate")
+        if self.engine in ("bmc", "random"):
+            raise OptionError("certificate", self.certificate, f"engine {self.engine} never proves for every depth; "
+                                                               "a certificate needs engine kind or auto")
 
     @cached_property
     def prop(self) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from warpcheck._frontend.certificate import proved_system, why_none, write_certificate
 from warpcheck._frontend.options import ProveOptions
 from warpcheck._guard import RunTimeout, guarded, in_child
 from warpcheck.models.errors import ConfigError, OptionError
@@ -17,6 +18,7 @@ from warpcheck.models.frontend.policies import POLICIES, Policy
 from warpcheck.models.ts import Prologue
 from warpcheck.sim.frontend.replay import Replay, changes_only, replay, side_by_side
 from warpcheck.sim.frontend.vcd import vcd_text
+from warpcheck.verify import bmc_bitwuzla
 from warpcheck.verify.engines import Deadline, engine
 from warpcheck.verify.frontend import witness as wit
 from warpcheck.verify.frontend.lift import SMALL, lift_violation
@@ -67,6 +69,8 @@ class ProveOutcome:
     recheck: str | None = None
     not_replayed: dict[str, str] = field(default_factory=dict)  # design -> why it does not accept the witness
     replaced: bool = False  # the witness file existed before this run wrote it
+    certificate: str | None = None  # the certificate file written (prove --certificate)
+    no_certificate: str | None = None  # why none was written although one was asked for
 
     @property
     def reference(self) -> str:
@@ -92,6 +96,8 @@ class ProveOutcome:
             out["replay"] = {r.design: r.first_violation for r in self.replays}
         if self.not_replayed:
             out["not_replayed"] = self.not_replayed
+        if self.options.certificate:
+            out.update(certificate=self.certificate, no_certificate=self.no_certificate)
         return out
 
     def _cycles(self) -> str:
@@ -117,6 +123,10 @@ class ProveOutcome:
                          "candidates rejected")
         if self.recheck:
             lines.append(f"  second solver: {self.recheck}")
+        if self.certificate:
+            lines.append(f"  certificate: {self.certificate} (check it with: warpcheck check {self.certificate})")
+        elif self.no_certificate:
+            lines.append(f"  no certificate: {self.no_certificate}")
         if self.witness_path:
             cycle = self.replays[0].first_violation
             lines += [f"  witness: {self.witness_path} (violation at cycle {cycle})"
@@ -199,14 +209,12 @@ def _engine_run(o: ProveOptions, model: FrontEnd | None, progress: Progress) -> 
     timeout = _time_left(o.timeout, t0)
     if progress:
         progress(f"engine {o.engine}: building the model at {o.sm.warps} warps")
-    ts = get_property(o.prop).checked(model or FrontEnd(o.sm))
+    ts, prop = proved_system(o, model)
     kept = {"lemma_cache": o.lemma_cache} if o.engine in ("auto", "kind") and model is None and o.lemma_cache else {}
-    if o.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
-        pts = Prologue(ts, o.prologue + 1)
-        r = engine(o.engine)(pts, pts.guard(ts.agree), o.horizon, timeout, progress=progress, **kept)
+    r = engine(o.engine)(ts, prop, o.horizon, timeout, progress=progress, **kept)
+    if o.prologue:
         r.message = "; ".join(filter(None, [r.message, f"cycles 0 .. {o.prologue - 1} not checked (prologue)"]))
-        return _kept(r, kept)
-    return _kept(engine(o.engine)(ts, ts.agree, o.horizon, timeout, progress=progress, **kept), kept)
+    return _kept(r, kept)
 
 
 def _time_left(timeout: float | None, t0: float) -> float | None:
@@ -230,7 +238,8 @@ def _kept(r: Result, kept: dict[str, str]) -> Result:
 
 
 def _lifted(o: ProveOptions, progress: Progress) -> Result | None:
-    """For the baseline at many warps: a violation found at a few warps and confirmed at all of them."""
+    """For the baseline at many warps: a violation found at a few warps and confirmed at all of them,
+    then shown the shortest by bitwuzla's BMC at full size within the time left (or replaced by a shorter)."""
     if o.engine not in ("auto", "bmc") or o.prologue or o.sm.design != "baseline" or o.sm.warps <= SMALL:
         return None
     t0 = time.monotonic()
@@ -243,9 +252,28 @@ def _lifted(o: ProveOptions, progress: Progress) -> Result | None:
             progress(f"lift: nothing confirmed ({time.monotonic() - t0:.1f} s); searching at full size")
         return None
     trace, frame = got
-    return Result(Status.FAIL, f"{o.engine}:lift", frame, seconds=time.monotonic() - t0, trace=trace,
-                  message=f"violation found at {SMALL} warps and confirmed by a concrete run at "
-                          f"{o.sm.warps}; shorter ones not excluded")
+    lifted = Result(Status.FAIL, f"{o.engine}:lift", frame, seconds=time.monotonic() - t0, trace=trace,
+                    message=f"violation found at {SMALL} warps and confirmed by a concrete run at "
+                            f"{o.sm.warps}; shorter ones not excluded")
+    return _shortest(o, lifted, t0, progress) if bmc_bitwuzla.available() and frame > 0 else lifted
+
+
+def _shortest(o: ProveOptions, lifted: Result, t0: float, progress: Progress) -> Result:
+    """The lifted violation, or a shorter one: bitwuzla's BMC at full size up to one depth less."""
+    if progress:
+        progress(f"lift: violation at depth {lifted.depth}; bitwuzla looks for a shorter one at {o.sm.warps} warps")
+    ts, prop = proved_system(o)
+    below = bmc_bitwuzla.bmc_bitwuzla(ts, prop, lifted.depth - 1, _time_left(o.timeout, t0), progress=progress)
+    if below.status is Status.FAIL:
+        below.engine, below.seconds = f"{o.engine}:bmc", time.monotonic() - t0
+        return below
+    lifted.seconds = time.monotonic() - t0
+    if below.status is Status.PASS:
+        lifted.message = (f"shortest violation: found at {SMALL} warps and confirmed by a concrete run at "
+                          f"{o.sm.warps}; none at a smaller depth (bitwuzla)")
+    elif below.depth > 0:
+        lifted.message += f" (bitwuzla: none up to depth {below.depth - 1} before the timeout)"
+    return lifted
 
 
 def prove_run(o: ProveOptions, progress: Progress = None, model: FrontEnd | None = None) -> ProveOutcome:
@@ -266,6 +294,9 @@ def prove_run(o: ProveOptions, progress: Progress = None, model: FrontEnd | None
         out.recheck = in_child(recheck_pass, checked, result)  # cvc5 does not see Ctrl-C: a child can be killed
         if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS
             result.status, result.message = Status.ERROR, out.recheck
+    if o.certificate:
+        out.no_certificate = why_none(o, result, model)
+        out.certificate = None if out.no_certificate else write_certificate(o, result)
     return out
 
 

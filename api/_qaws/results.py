@@ -219,6 +219,7 @@ class QawsSwitchesResult(QawsResult, _Row):
     warps_covered: tuple[int, int] | None = None
     label: str = ""
     schedule: tuple[int, ...] | None = None  # a FAIL's run: the warp issued per cycle (-1: none)
+    certificate: str | None = None  # the certificate file written (``certificate=``)
 
     search = "switches"  # type: ignore[assignment]
 
@@ -231,7 +232,8 @@ class QawsSwitchesResult(QawsResult, _Row):
                 "depth": self.depth, "bounded": self.bounded, "seconds": self.seconds, "message": self.message,
                 "lemmas": list(self.lemmas), "rejected_lemmas": list(self.rejected_lemmas),
                 "warps_covered": None if self.warps_covered is None else list(self.warps_covered),
-                "label": self.label, "schedule": None if self.schedule is None else list(self.schedule)}
+                "label": self.label, "schedule": None if self.schedule is None else list(self.schedule),
+                **({"certificate": self.certificate} if self.certificate else {})}
 
     def report(self) -> str:
         lines = [f"{self.policy}: {self.property}: {self.label} ({self.message})"]

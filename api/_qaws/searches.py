@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+from warpcheck._qaws.certificate import write_certificate
 from warpcheck._qaws.options import NAMES, QawsInversionOptions, QawsSearchOptions, QawsSwitchesOptions, QawsWcrtOptions
 from warpcheck._qaws.results import (ExhaustiveCheck, InversionRow, QawsInversionResult, QawsRun, QawsSwitchesResult,
                                      QawsWcrtResult, WcrtRow)
+from warpcheck.encodings.certificate import not_certifiable
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.qaws.response import StallSpace
@@ -94,7 +96,15 @@ def run_switches(o: QawsSwitchesOptions) -> QawsSwitchesResult:
     r = prove_switch_bound(FrontEnd(config), timeout=o.timeout, depth=o.depth)
     d = r.to_json()
     order = tuple(s["o.w"] for s in r.trace.states[1:]) if r.trace else None
-    return QawsSwitchesResult(r.status.value, EXIT_CODES[r.status], None, SWITCH_PROPERTY.format(b=o.budget["K1"]),
-                              o.policy, d["engine"], d["depth"], d["bounded"], d["seconds"], d["message"],
+    claim = SWITCH_PROPERTY.format(b=o.budget["K1"])
+    written, message = None, d["message"]
+    if o.certificate:
+        why = not_certifiable(r.status.value, r.bounded, r.depth)
+        written = None if why else write_certificate(o.certificate, config, r, claim)
+        message += f"; certificate: {written} (check it with: warpcheck check {written})" if written else \
+            f"; no certificate: {why}"
+    return QawsSwitchesResult(r.status.value, EXIT_CODES[r.status], None, claim,
+                              o.policy, d["engine"], d["depth"], d["bounded"], d["seconds"], message,
                               tuple(d["lemmas"]), tuple(d["rejected_lemmas"]),
-                              None if d["warps_covered"] is None else tuple(d["warps_covered"]), r.label, order)
+                              None if d["warps_covered"] is None else tuple(d["warps_covered"]), r.label, order,
+                              written)

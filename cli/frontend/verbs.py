@@ -95,8 +95,9 @@ def _add_prove(sub: Any) -> None:
                         + " (default: exact for swas, oracle for the baseline and for --all-warps)")
     p.add_argument("--engine", choices=ENGINES_OF_PROVE,
                    help=f"auto: k-induction, BMC and random runs in three processes, the first conclusive answer "
-                        "wins (a random run's FAIL waits 10 s for a shorter one from BMC); kind: k-induction "
-                        "with proved lemmas, unbounded; bmc: bounded only; random: concrete random runs (FAIL or "
+                        "wins (a random run's FAIL waits for BMC's shortest, and is the answer only when BMC has "
+                        "none); kind: k-induction with proved lemmas, unbounded; bmc: bounded only, the shortest "
+                        "violation (bitwuzla); random: concrete random runs (FAIL or "
                         f"UNKNOWN) (default {P.engine})")
     p.add_argument("--depth", type=int, metavar="K",
                    help="largest k (kind) or depth (bmc) (default: 1 + miss latency + 2 x (t_fetch + t_decode), "
@@ -109,6 +110,10 @@ def _add_prove(sub: Any) -> None:
                    " an existing file there is replaced)")
     p.add_argument("--recheck", action="store_true", default=None,
                    help="re-check a PASS with a second solver (cvc5 via pySMT)")
+    p.add_argument("--certificate", metavar="FILE", type=OUTPUT_FILE,
+                   help="with an unbounded PASS, write its certificate: SMT-LIB2 stating the system, the property and "
+                        "the inductive invariant (the proved lemmas and the property, as inv), with the obligations "
+                        "as check-sat commands; check it with: warpcheck check FILE (an existing file is replaced)")
     p.add_argument("--all-warps", action="store_true", default=None,
                    help="swas, for every number of warps: with --property exact (gtlrr, gtlo, lrr) one proof for "
                         "every W >= 1 (warps a sort, the invariant quantified, checked in EPR; the model checked "

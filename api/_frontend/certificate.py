@@ -1,0 +1,72 @@
+"""The certificate of a front-end PASS (``prove --certificate FILE``) and the system a certificate says it covers.
+
+A certificate is written only for a PASS that holds for every depth and whose
+invariant (the proved lemmas and the property) is 1-inductive; the file names
+what it covers (design, policies, W, every SM parameter, property, prologue)
+so that ``warpcheck check`` rebuilds the same system and compares.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from warpcheck._frontend.options import ProveOptions
+from warpcheck.encodings import certificate as cert
+from warpcheck.encodings.unroll import _width
+from warpcheck.models.errors import ConfigError
+from warpcheck.models.files import write_files
+from warpcheck.models.frontend.config import config_from_mapping
+from warpcheck.models.frontend.design import FrontEnd
+from warpcheck.models.ts import Predicate, Prologue, TransitionSystem
+from warpcheck.verify.frontend.properties import get_property
+from warpcheck.verify.result import Result, Status
+
+PROVER = "z3"  # the solver every front-end engine proves with
+
+
+def proved_system(o: ProveOptions, model: FrontEnd | None = None) -> tuple[TransitionSystem, Predicate]:
+    """The system and property a prove run of ``o`` checks (a prologue wraps them with its cycle counter)."""
+    ts = get_property(o.prop).checked(model or FrontEnd(o.sm))
+    if o.prologue:  # the record of cycle t is in state t + 1: skip states 0 .. prologue
+        pts = Prologue(ts, o.prologue + 1)
+        return pts, pts.guard(ts.agree)
+    return ts, ts.agree
+
+
+def covers(o: ProveOptions) -> dict[str, Any]:
+    """What a certificate of ``o`` covers, as plain data (the line ``; covers: {...}`` of the file)."""
+    c = o.sm
+    return {"verb": "prove", "design": c.design, "fetch_policy": c.fetch_policy, "issue_policy": c.issue_policy,
+            "warps": c.warps, "property": o.prop, "prologue": o.prologue, "config": c.to_json()}
+
+
+def system_of(covered: Mapping[str, Any], where: str) -> tuple[TransitionSystem, Predicate]:
+    """The system a certificate's ``covers`` names, rebuilt by the kit (``ConfigError`` if it names none)."""
+    if covered.get("verb") != "prove" or not isinstance(covered.get("config"), Mapping):
+        raise ConfigError(f"{where}: covers no prove configuration the kit knows")
+    config = config_from_mapping(covered["config"], where=f"{where}: config")
+    o = ProveOptions(config=config, property=covered.get("property"), prologue=covered.get("prologue", 0),
+                     lemma_cache=None)
+    return proved_system(o)
+
+
+def why_none(o: ProveOptions, r: Result, model: FrontEnd | None) -> str | None:
+    """Why a run writes no certificate (None: it writes one)."""
+    if model is not None and r.status is Status.PASS:
+        return "a model other than the configuration's (the mutation suite's) gets no certificate"
+    return cert.not_certifiable(r.status.value, r.bounded, r.depth)
+
+
+def write_certificate(o: ProveOptions, r: Result) -> str:
+    """Write the certificate of the PASS ``r`` of ``o`` to ``o.certificate``; its path."""
+    ts, prop = proved_system(o)
+    header = [f"covers: {json.dumps(covers(o), sort_keys=True)}",
+              f"claim: {FrontEnd(o.sm).name} satisfies the property {o.prop!r} in every reachable state, for every "
+              f"program, cache and branch behaviour (W = {o.sm.warps} exactly, the SM parameters as in covers)"
+              + (f", from cycle {o.prologue} on" if o.prologue else ""),
+              f"proved by: {PROVER} (warpcheck prove, engine {r.engine}: {r.message})",
+              "check: warpcheck check FILE (bitwuzla or cvc5), or any SMT-LIB2 solver: each (check-sat) must "
+              "answer as its (set-info :status) says"]
+    assert o.certificate is not None
+    write_files({o.certificate: cert.certificate(ts, prop, r.lemmas, _width(ts), header)}, "certificate")
+    return o.certificate
