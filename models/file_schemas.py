@@ -92,6 +92,7 @@ class ReorderWitnessFile(_Strict):
     order: str
     unit: bool
     check: str
+    mutant: str | None = None  # the broken copy of the unit the witness was found on (None: the unit)
     # one delivery (warp, request index) per cycle; -1 for none
     schedules: list[Annotated[list[Annotated[list[int], Field(min_length=2, max_length=2)]],
                               Field(max_length=MAX_REPLAY_CYCLES)]] = Field(max_length=100)

@@ -188,14 +188,13 @@ class ReorderProveOptions(LaunchOptions):
 
     def _kernel_mode(self) -> None:
         self._launch_given("reorder prove", ", or streams to prove the unit for every stream")
-        if self.mutant is not None:
-            raise OptionError("mutant", self.mutant, "goes with streams (the mutation suite proves mutants over "
-                                                     "every stream)")
+        if self.mutant is not None and self.no_unit:
+            raise OptionError("mutant", self.mutant, "is a broken copy of the unit; it goes without no_unit")
         check = one_of("check", "order" if self.check is None else self.check,
                        CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS))
         if check not in CHECKS:
             raise OptionError("check", check, f"for streams; on a kernel check one of: {', '.join(CHECKS)}")
-        if self.no_unit and check in ("deadlock", "wait"):
+        if self.no_unit and check in ("deadlock", "wait", "progress"):
             raise OptionError("check", check, "needs the unit; without the unit check order or misses")
         settle(self, check=check, cache=KERNEL_CACHE if self.cache is None else self.cache)
 
