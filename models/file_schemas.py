@@ -105,6 +105,7 @@ class StreamBounds(_Strict):
     length: int = Field(ge=1, le=64)
     lines: int = Field(ge=1, le=64)
     line_bytes: int = Field(ge=1, le=1 << 20)
+    barriers: int | None = Field(default=None, ge=0, le=64)  # bar.sync counted per warp (None: length)
 
 
 class ReorderStreamWitnessFile(_Strict):
@@ -124,6 +125,9 @@ class ReorderStreamWitnessFile(_Strict):
     # one delivery (warp, request index) per cycle; -1 for none
     schedule: Annotated[list[Annotated[list[int], Field(min_length=2, max_length=2)]],
                         Field(max_length=MAX_REPLAY_CYCLES)]
+    # the proof's trace as the unit exported it: per cycle the request sent ([-1, -1]: none), the running load
+    # misses, and per state whether the unit accepted the static order's next request
+    record: dict[Literal["sent", "misses", "accepts"], list[Any] | None] | None = None
 
 
 class JobTask(_Strict):

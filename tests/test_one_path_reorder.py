@@ -172,7 +172,7 @@ def test_every_reorder_option_is_one_problem_in_the_callers_words(capsys, verb, 
 
 def test_the_records_hold_the_defaults_and_the_functions_keep_their_older_keywords():
     o = warpcheck.ReorderProveOptions(streams=2)
-    assert (o.check, o.cache, o.blocks, o.channel, o.timeout) == ("stream", "512:2", (0, 0), 2, 300.0)
+    assert (o.check, o.cache, o.blocks, o.channel, o.timeout) == ("stream", "1K:2", (0, 0), 2, 300.0)
     k = warpcheck.ReorderProveOptions(kernel=PAPER, grid="1,2,1", block=(16, 4, 1), param=["in=0"])
     assert (k.check, k.cache, k.grid, k.block, k.param) == ("order", "16K:4", (1, 2, 1), (16, 4, 1), {"in": 0})
     assert warpcheck.ReorderSimulateOptions.channel == warpcheck.ReorderProveOptions.channel

@@ -76,3 +76,53 @@ def test_kernel_checks_fail_a_unit_that_hangs(capsys, name, check):
     assert code == 1 and f"check {check}: FAIL" in out, out
     code, out = run(capsys, "reorder", "replay", "w.json")
     assert code == 0 and "reproduced" in out
+
+
+# -- over every stream: progress, no phantom request, sets != ways, distinct barrier-key bounds -------------------
+
+def _kill(name, tmp_path):
+    from warpcheck._reorder.mutation import kill
+    return kill(name, tmp_path)
+
+
+def test_a_unit_that_accepts_nothing_fails_progress_over_streams(tmp_path):
+    """It PASSed the stream proof (nothing sent, nothing out of order); the reference judges the solver's trace."""
+    k = _kill("nothing-delivered", tmp_path)
+    assert k.status == "FAIL" and k.verdict == "killed" and "progress" in k.evidence, k
+    assert "unmutated unit: nothing violated" in k.evidence
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, part", [("phantom-send", "made"), ("sent-never-set", "progress"),
+                                        ("set-from-ways", "misses"), ("key-span-from-epochs", "wait")])
+def test_stream_mutants_the_issue_found_now_fail(name, part, tmp_path):
+    k = _kill(name, tmp_path)
+    assert k.status == "FAIL" and k.verdict == "killed" and part in k.evidence.split("reference on the trace")[1], k
+    assert k.seconds < 60
+
+
+def test_the_default_stream_proof_covers_sets_not_ways_and_two_barrier_bounds():
+    from warpcheck._reorder.options import ReorderProveOptions
+    from warpcheck._reorder.stream_proof import build, family
+
+    a = ReorderProveOptions(streams=3)
+    spec = build(a).inner.l1.spec
+    assert spec.sets != spec.ways and a.lines >= 3 * spec.sets  # three lines per set: replacement happens
+    bounds = [build(a, b).inner.work for b in family(a)]
+    assert any(w.max_epoch + 1 < w.longest for w in bounds)  # a key span taken from the epochs collides there
+
+
+def test_the_reference_judges_a_record_without_the_unit():
+    """The judge sees a phantom request, a late one and a hang from the record alone."""
+    from warpcheck.spec.reorder.record_check import Record, judge
+
+    warps = [[(0, "L", 0), (0, "L", 128)], [(0, "L", 256)]]
+    fine = Record(((0, 0), (1, 0), (0, 1), (-1, 0), (-1, 0)), ((-1, -1), (0, 0), (1, 0), (-1, -1), (0, 1)),
+                  None, (True,) * 6)
+    assert judge([0, 0], warps, "round", 2, None, fine) == {}
+    phantom = Record(((-1, 0),), ((0, 0),), None, (True, True))
+    assert set(judge([0, 0], warps, "round", 2, None, phantom)) == {"made"}
+    late = Record(((0, 0), (-1, 0), (-1, 0)), ((-1, -1),) * 3, None, (True,) * 4)
+    assert set(judge([0, 0], warps, "round", 2, None, late)) == {"wait"}
+    hang = Record(((-1, 0),), ((-1, -1),), None, (False, False))
+    assert set(judge([0, 0], warps, "round", 2, None, hang)) == {"progress"}

@@ -20,7 +20,7 @@ from warpcheck._reorder.stream_proof import witness_folder
 from warpcheck.models.files import atomic_write_text
 from warpcheck.models.reorder.l1 import L1Spec, parse_cache
 from warpcheck.models.reorder.mutants import MUTANTS
-from warpcheck.models.reorder.order import static_order
+from warpcheck.spec.reorder.reference import static_order
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.sim.reorder.accesses import Analysis
 from warpcheck.sim.reorder.run import Delivery, Lines, UnitRun, drain, l1_misses, longest_wait, random_schedule, simulate
@@ -172,7 +172,7 @@ def run_prove(a: ReorderProveOptions, progress: Callable[[str], None] | None = N
     an = run_analysis(a)
     work, lines = workload(an, a.kernel)
     spec = parse_cache(a.cache, a.line_bytes, a.stores)
-    expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order)], spec).load_misses
+    expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order, work.pcs)], spec).load_misses
     cls = MUTANTS[a.mutant].make() if a.mutant else ReorderUnit
     watched = a.check in ("wait", "progress")
     unit = cls(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None,
@@ -180,7 +180,7 @@ def run_prove(a: ReorderProveOptions, progress: Callable[[str], None] | None = N
     m = Monitored(unit, expected, wait=watched)
     out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order, "mutant": a.mutant,
            "channel": a.channel, "warps": work.warps, "requests": work.total,
-           "static_order": request_names(an, static_order(work.epochs, a.order)), "expected_misses": expected}
+           "static_order": request_names(an, static_order(work.epochs, a.order, work.pcs)), "expected_misses": expected}
     if progress:  # the proof may take a while: say what it is doing
         how = "BMC for a schedule that breaks it" if a.no_unit else \
             f"k-induction up to k = {a.max_k}, lemmas proved first" + ("" if a.check == "deadlock" else "; then random schedules replayed")

@@ -96,7 +96,7 @@ def replay_file(path: str) -> dict[str, Any]:
     work, lines = workload(an, w["kernel"])
     _check_deliveries(path, w["schedules"], work.warps, max((len(e) for e in work.epochs), default=0))
     spec = parse_cache(w["cache"], w["line_bytes"], w["stores"])
-    order = static_order(work.epochs, w["order"])
+    order = static_order(work.epochs, w["order"], work.pcs)
     out: dict[str, Any] = {"kernel": an.kernel.name, "check": w["check"], "static_order": request_names(an, order),
                            "runs": []}
     mutant = w.get("mutant")

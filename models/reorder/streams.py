@@ -4,7 +4,8 @@ The reordering unit's claim is about the unit, not about one kernel: for any
 per-warp streams of requests the L1 sees the static order.  A :class:`Streams`
 is the workload of that claim.  Each warp ``w`` sends ``len.w`` requests
 (0 .. ``length``); before its k-th request it may pass a ``bar.sync``
-(``bar.w.k``: the request's barrier epoch is the number of barriers up to it);
+(``bar.w.k``: the request's barrier epoch is the number of barriers up to it,
+at most ``barriers``: a warp's barriers past that bound do not count);
 the request touches one line, ``ln.w.k`` (a line number 0 .. ``lines`` - 1,
 address ``ln * line_bytes``), as a load (``ld.w.k``) or a store.  All of these
 are free parameters of the initial state and never change, so one proof covers
@@ -32,6 +33,7 @@ class Streams:
     length: int
     lines: int = 4
     line_bytes: int = 128
+    barriers: int | None = None  # at most this many bar.sync count per warp (None: the length, any number)
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.blocks) <= MAX_STREAM_WARPS:
@@ -40,6 +42,8 @@ class Streams:
             raise ConfigError(f"stream length {self.length}; give 1 to {MAX_STREAM_LENGTH} requests per warp")
         if not 1 <= self.lines <= MAX_STREAM_LINES:
             raise ConfigError(f"{self.lines} line numbers; give 1 to {MAX_STREAM_LINES}")
+        if self.barriers is not None and not 0 <= self.barriers <= self.length:
+            raise ConfigError(f"{self.barriers} barriers per warp; give 0 to the stream length {self.length}")
         if list(self.blocks) != sorted(self.blocks):
             raise ConfigError(f"blocks {list(self.blocks)}: warps are numbered block by block; give them ascending")
 
@@ -59,7 +63,8 @@ class Streams:
 
     @property
     def max_epoch(self) -> int:
-        return self.length
+        """The largest barrier epoch of a request (the barrier bound)."""
+        return self.length if self.barriers is None else self.barriers
 
     @property
     def total(self) -> int:
@@ -90,7 +95,8 @@ class Streams:
         return A.lt(A.const(k), s[f"len.{w}"])
 
     def epoch(self, A: Any, s: State, w: int, k: int) -> Any:
-        return A.count([s[f"bar.{w}.{j}"] for j in range(k + 1)])
+        """Barriers up to request k, at most ``max_epoch`` (a warp's barriers past the bound do not count)."""
+        return A.min(A.count([s[f"bar.{w}.{j}"] for j in range(k + 1)]), A.const(self.max_epoch))
 
     def line(self, A: Any, s: State, w: int, k: int) -> Any:
         return s[f"ln.{w}.{k}"]
@@ -104,7 +110,7 @@ class Streams:
         for w in range(self.warps):
             reqs, epoch = [], 0
             for k in range(int(params[f"len.{w}"])):
-                epoch += bool(params[f"bar.{w}.{k}"])
+                epoch = min(epoch + bool(params[f"bar.{w}.{k}"]), self.max_epoch)
                 reqs.append((epoch, "L" if params[f"ld.{w}.{k}"] else "S",
                              int(params[f"ln.{w}.{k}"]) * self.line_bytes))
             out.append(reqs)

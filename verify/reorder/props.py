@@ -32,7 +32,7 @@ from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Trace
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.unit import SENT, WAITING, ReorderUnit
-from warpcheck.models.reorder.order import static_order
+from warpcheck.spec.reorder.reference import static_order
 from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, kinduction
 from warpcheck.verify.progress import Progress
@@ -50,7 +50,7 @@ class Monitored(TransitionSystem):
     def __init__(self, inner: ReorderUnit, expected_misses: int | None = None, wait: bool = False) -> None:
         self.inner, self.expected_misses, self.wait = inner, expected_misses, wait
         self.bound = inner.channel - 1  # the wait bound, as in verify.reorder.streams
-        self.order = static_order(inner.work.epochs, inner.order)
+        self.order = static_order(inner.work.epochs, inner.order, inner.work.pcs or None)
         self.prefix_counts = _prefix_counts(self.order, inner.work.warps)
         self.name = f"{inner.name}+ref"
 
