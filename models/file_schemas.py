@@ -106,6 +106,7 @@ class StreamBounds(_Strict):
     lines: int = Field(ge=1, le=64)
     line_bytes: int = Field(ge=1, le=1 << 20)
     barriers: int | None = Field(default=None, ge=0, le=64)  # bar.sync counted per warp (None: length)
+    addresses: int = Field(default=0, ge=0, le=64)  # instruction addresses per request (the paper's order)
 
 
 class ReorderStreamWitnessFile(_Strict):

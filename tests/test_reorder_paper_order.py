@@ -9,6 +9,7 @@ from conftest import HANG_GUARD
 from warpcheck.cli.main import main
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.order import static_order as design_order
+from warpcheck.models.reorder.streams import Streams
 from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.spec.reorder.reference import paper_ranks, static_order
 from warpcheck.verify.reorder.props import Monitored, prove
@@ -51,7 +52,15 @@ def test_the_unit_under_the_paper_order_is_proved():
 def test_the_paper_order_needs_addresses():
     with pytest.raises(ConfigError, match="instruction address"):
         ReorderUnit(Workload(((0,),), (0,)), 2, "paper")
-    assert main(["reorder", "prove", "--streams", "3", "--order", "paper"]) == 2
+    with pytest.raises(ConfigError, match="instruction address"):
+        ReorderUnit(Streams((0, 0), 2), 2, "paper")
+
+
+@pytest.mark.slow
+def test_the_paper_order_is_proved_for_every_stream(capsys):
+    assert main(["reorder", "prove", "--streams", "3", "--order", "paper"]) == 0
+    out = capsys.readouterr().out
+    assert "PASS (every cycle" in out and "instruction addresses 0..2" in out
 
 
 @pytest.mark.slow

@@ -212,9 +212,6 @@ class ReorderProveOptions(LaunchOptions):
         if given:
             raise OptionError(given[0], getattr(self, given[0]), "not for streams: they prove the unit for every "
                                                                  "stream, without a kernel")
-        if self.order == "paper":
-            raise OptionError("order", self.order, "needs each request's instruction address: prove it on a kernel; "
-                                                   "with streams use round or barrier")
         check = one_of("check", "stream" if self.check is None else self.check, STREAM_CHECKS + tuple(c for c in CHECKS
                                                                              if c not in STREAM_CHECKS))
         if check not in STREAM_CHECKS:

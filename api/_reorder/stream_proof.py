@@ -33,10 +33,13 @@ from warpcheck.verify.reorder.streams import StreamMonitor, prove_streams
 from warpcheck.verify.result import Status
 
 
+PAPER_ADDRESSES = 3  # instruction addresses of a stream request under the paper's order: 0..2 (loops, paths)
+
+
 def build(a: ReorderProveOptions, barriers: int | None = None) -> StreamMonitor:
     """The monitored unit (or mutant) over the options' stream bounds."""
     assert a.streams is not None and a.cache is not None  # the record settled them
-    work = Streams(a.blocks, a.streams, a.lines, a.line_bytes, barriers)
+    work = Streams(a.blocks, a.streams, a.lines, a.line_bytes, barriers, PAPER_ADDRESSES if a.order == "paper" else 0)
     spec = parse_cache(a.cache, a.line_bytes, a.stores)
     cls = MUTANTS[a.mutant].make() if a.mutant else ReorderUnit
     return StreamMonitor(cls(work, a.channel, a.order, l1=spec, channel_lemmas=True))
@@ -47,10 +50,14 @@ def covered(m: StreamMonitor) -> str:
     w, spec = m.inner.work, m.inner.l1.spec
     return (f"every stream of {w.warps} warps (blocks {list(w.blocks)}) of 0..{w.length} requests each, any "
             f"bar.sync before any request ({'any number' if w.barriers is None else f'at most {w.barriers}'} "
-            f"counting per warp), each request a load or store of one of lines 0..{w.lines - 1} "
+            f"counting per warp){_addresses(w)}, each request a load or store of one of lines 0..{w.lines - 1} "
             f"(L1 {spec.size} B, {spec.ways} ways, {spec.line_bytes}-byte lines: {spec.sets} sets, stores "
             f"{spec.stores}), channel depth {m.inner.channel}, order {m.inner.order}, every LD/ST schedule, "
             f"interleaving and stall")
+
+
+def _addresses(w: Streams) -> str:
+    return f", each request from any of instruction addresses 0..{w.addresses - 1}" if w.addresses else ""
 
 
 def failing_part(m: StreamMonitor, check: str, states: list[dict]) -> tuple[str, int]:
@@ -124,7 +131,7 @@ def witness(a: ReorderProveOptions, m: StreamMonitor, trace: Any, part: str) -> 
     w = m.inner.work
     out = {"format": STREAM_FORMAT, "version": 1,
            "streams": {"blocks": list(w.blocks), "length": w.length, "lines": w.lines, "line_bytes": w.line_bytes,
-                       "barriers": w.barriers},
+                       "barriers": w.barriers, "addresses": w.addresses},
            "stream": {v.name: trace.params[v.name] for v in w.vars()}, "channel": a.channel, "order": a.order,
            "cache": a.cache, "stores": a.stores, "mutant": a.mutant, "check": part,
            "schedule": schedule_pairs(trace.inputs)}

@@ -93,6 +93,13 @@ class KeySpanFromEpochs(ReorderUnit):
                               self.work.epoch(A, s, w, k)), A.const(k))
 
 
+class IterationsIgnored(ReorderUnit):
+    def key(self, A: Any, s: Any, w: int, k: int) -> Any:
+        if self.paper is not None:
+            return A.const(self.work.pcs[w][k])
+        return self.work.pc(A, s, w, k)
+
+
 class _HitKeepsPlace(L1Port):
     def load(self, A: Any, ways: Sequence[Any], line: Any) -> tuple[tuple[Any, ...], Any]:
         moved, hit = super().load(A, ways, line)
@@ -185,6 +192,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            PhantomSend),
     Mutant("key-span-from-epochs", "the barrier key's span is the epoch bound + 1, not the longest stream + 1",
            KeySpanFromEpochs, order="barrier"),
+    Mutant("iterations-ignored", "under the paper's order the key is the instruction address alone (a loop's "
+           "iterations not kept apart)", IterationsIgnored, order="paper"),
     Mutant("hit-not-mru", "an L1 load hit does not move the line to MRU (FIFO instead of LRU)", HitNotMru, l1=True),
     Mutant("set-from-byte-address", "the L1 set index is taken from the byte address, not the line number",
            SetFromByteAddress, l1=True),

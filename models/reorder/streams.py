@@ -7,7 +7,9 @@ is the workload of that claim.  Each warp ``w`` sends ``len.w`` requests
 (``bar.w.k``: the request's barrier epoch is the number of barriers up to it,
 at most ``barriers``: a warp's barriers past that bound do not count);
 the request touches one line, ``ln.w.k`` (a line number 0 .. ``lines`` - 1,
-address ``ln * line_bytes``), as a load (``ld.w.k``) or a store.  All of these
+address ``ln * line_bytes``), as a load (``ld.w.k``) or a store; with
+``addresses``, it comes from instruction address ``pc.w.k`` (0 .. addresses - 1,
+any sequence: loops and paths as the paper's order sees them).  All of these
 are free parameters of the initial state and never change, so one proof covers
 every stream within the bound.
 
@@ -34,6 +36,7 @@ class Streams:
     lines: int = 4
     line_bytes: int = 128
     barriers: int | None = None  # at most this many bar.sync count per warp (None: the length, any number)
+    addresses: int = 0  # instruction addresses a request may have, 0 .. addresses - 1 (0: none; the paper's order)
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.blocks) <= MAX_STREAM_WARPS:
@@ -42,6 +45,8 @@ class Streams:
             raise ConfigError(f"stream length {self.length}; give 1 to {MAX_STREAM_LENGTH} requests per warp")
         if not 1 <= self.lines <= MAX_STREAM_LINES:
             raise ConfigError(f"{self.lines} line numbers; give 1 to {MAX_STREAM_LINES}")
+        if not 0 <= self.addresses <= MAX_STREAM_LINES:
+            raise ConfigError(f"{self.addresses} instruction addresses; give 0 to {MAX_STREAM_LINES}")
         if self.barriers is not None and not 0 <= self.barriers <= self.length:
             raise ConfigError(f"{self.barriers} barriers per warp; give 0 to the stream length {self.length}")
         if list(self.blocks) != sorted(self.blocks):
@@ -85,6 +90,7 @@ class Streams:
             out += [Var(f"bar.{w}.{k}", "bool") for k in range(n)]
             out += [Var(f"ln.{w}.{k}", "int", 0, self.lines - 1) for k in range(n)]
             out += [Var(f"ld.{w}.{k}", "bool") for k in range(n)]
+            out += [Var(f"pc.{w}.{k}", "int", 0, self.addresses - 1) for k in range(n) if self.addresses]
         return out
 
     # -- the stream read from a state (the unit's view) ------------------------------
@@ -103,6 +109,10 @@ class Streams:
 
     def is_load(self, A: Any, s: State, w: int, k: int) -> Any:
         return s[f"ld.{w}.{k}"]
+
+    def pc(self, A: Any, s: State, w: int, k: int) -> Any:
+        """The instruction address of request (w, k) (streams with ``addresses``)."""
+        return s[f"pc.{w}.{k}"]
 
     def concrete(self, params: dict[str, Any]) -> dict[str, Any]:
         """One stream as plain lists: per warp, its requests' (epoch, kind, line address)."""

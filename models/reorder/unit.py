@@ -136,10 +136,11 @@ class ReorderUnit(TransitionSystem):
                 raise ConfigError("an L1 needs the kind and lines of every request of the workload")
             self.l1 = self.port_class(l1, [a for warp in work.accesses for a in warp])
         self.paper = None
-        if order == "paper":
-            if work.symbolic:
-                raise ConfigError("the paper's order needs each request's instruction address: it is proved per "
-                                  "kernel, not over symbolic streams (use round or barrier with streams)")
+        if order == "paper" and isinstance(work, Streams):
+            if not work.addresses:
+                raise ConfigError("the paper's order needs each request's instruction address: give the streams "
+                                  "addresses")
+        elif order == "paper":
             if [len(p) for p in work.pcs] != [len(e) for e in work.epochs]:
                 raise ConfigError("the paper's order needs the instruction address of every request of the workload")
             self.paper = paper_keys(work.pcs)
@@ -153,12 +154,25 @@ class ReorderUnit(TransitionSystem):
             return A.const(k)
         if self.paper is not None:
             return A.const(self.paper[w][k])
+        if self.order == "paper":
+            return self._stream_paper_key(A, s, w, k)
         span = self.work.longest + 1
         return A.add(A.select([A.const(e * span) for e in range(self.work.max_epoch + 1)],
                               self.work.epoch(A, s, w, k)), A.const(k))
 
+    def _stream_paper_key(self, A: Any, s: State, w: int, k: int) -> Any:
+        """Request (w, k)'s key under the paper's rule over streams: iteration x addresses + address, a warp's
+        iteration growing each time an address is not above its previous one."""
+        assert isinstance(self.work, Streams)
+        pcs = [self.work.pc(A, s, w, j) for j in range(k + 1)]
+        it = A.count([A.le(pcs[j], pcs[j - 1]) for j in range(1, k + 1)])
+        span = self.work.addresses
+        return A.add(A.select([A.const(i * span) for i in range(k + 1)], it), pcs[k])
+
     @property
     def max_key(self) -> int:
+        if self.order == "paper" and isinstance(self.work, Streams):
+            return max(1, self.work.length * self.work.addresses - 1)
         if self.paper is not None:
             return max([1] + [x for keys in self.paper for x in keys])
         span = self.work.longest + 1

@@ -31,7 +31,7 @@ FIELDS = ("streams", "stream", "channel", "order", "cache", "stores", "mutant", 
 def unit_of(w: dict[str, Any]) -> ReorderUnit:
     """The unit (or the named mutant of it) over the witness's stream bounds, with its L1."""
     b = w["streams"]
-    work = Streams(tuple(b["blocks"]), b["length"], b["lines"], b["line_bytes"], b.get("barriers"))
+    work = Streams(tuple(b["blocks"]), b["length"], b["lines"], b["line_bytes"], b.get("barriers"), b.get("addresses", 0))
     if w["mutant"] is not None and w["mutant"] not in MUTANTS:
         raise InputFileError(f"witness names mutant {w['mutant']!r}; known mutants: {', '.join(MUTANTS)}")
     cls = MUTANTS[w["mutant"]].make() if w["mutant"] else ReorderUnit
@@ -45,14 +45,18 @@ PARTS = {"order": ("order", "made"), "wait": ("wait", "accepts"), "progress": ("
 def record_of(ts: ReorderUnit, states: Sequence[dict[str, Any]], schedule: Sequence[Sequence[int]],
               order: Sequence[tuple[int, int]]) -> Record:
     """A run's record read off its states (a simulation's, or a solver trace's): what went to L1 each cycle, the
-    running misses, and whether the unit accepted the static order's next request in each state."""
+    running misses, and whether the unit accepted the static order's next request in each state (a trace's own
+    ``r.acc``, recorded one cycle later, so the last state has none; for a simulation, asked of the unit)."""
     sent, accepts, n = [], [], 0
     for t, s in enumerate(states):
-        if t:  # state t holds the output of cycle t - 1
+        if t:  # state t holds the output of cycle t - 1, and a proof's trace the unit's acceptance in state t - 1
             sent.append((int(s["o_warp"]), int(s["o_idx"])) if s["o_valid"] else (-1, -1))
             n += bool(s["o_valid"])
         due = order[n] if n < len(order) else (-1, 0)
-        accepts.append(bool(ts.assume(A, s, {"a_warp": due[0], "a_idx": due[1]})))
+        if "r.acc" in s:
+            accepts += [bool(s["r.acc"])] if t else []
+        else:  # a simulation asks the unit
+            accepts.append(bool(ts.assume(A, s, {"a_warp": due[0], "a_idx": due[1]})))
     misses = tuple(int(s["misses"]) for s in states[1:]) if ts.l1 is not None else None
     return Record(tuple((int(w), int(k)) for w, k in schedule), tuple(sent), misses, tuple(accepts))
 
@@ -60,7 +64,7 @@ def record_of(ts: ReorderUnit, states: Sequence[dict[str, Any]], schedule: Seque
 def judged(w: dict[str, Any], record: Record) -> dict[str, str]:
     """The reference's judgement of a record of the witness's stream (no model code runs)."""
     b = w["streams"]
-    work = Streams(tuple(b["blocks"]), b["length"], b["lines"], b["line_bytes"], b.get("barriers"))
+    work = Streams(tuple(b["blocks"]), b["length"], b["lines"], b["line_bytes"], b.get("barriers"), b.get("addresses", 0))
     concrete = work.concrete({v.name: w["stream"][v.name] for v in work.vars()})
     spec = parse_cache(w["cache"], b["line_bytes"], w["stores"])
     g = Geometry(spec.size, spec.ways, spec.line_bytes, spec.stores)

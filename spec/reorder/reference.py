@@ -88,10 +88,24 @@ class ReferenceOrder:
         return A.lt(A.const(k), s[f"len.{w}"])
 
     def key(self, A: Any, s: dict, w: int, k: int) -> tuple[Any, ...]:
+        if self.rule == "paper":
+            return (*self.paper_rank(A, s, w, k), A.const(w))
         ek = self.epoch(A, s, w, k) if self.rule == "barrier" else A.const(0)
         return tuple(rank(self.rule, ek, A.const(w), A.const(k)))
 
+    def paper_rank(self, A: Any, s: dict, w: int, k: int) -> tuple[Any, Any]:
+        """(iteration, instruction address) of request (w, k), as :func:`paper_ranks` counts them."""
+        pcs = [s[f"pc.{w}.{j}"] for j in range(k + 1)]
+        back = [A.not_(A.lt(pcs[j - 1], pcs[j])) for j in range(1, k + 1)]  # not above the previous address
+        return A.count(back), pcs[k]
+
     def last_key(self, A: Any, s: dict, prefix: str = "r.") -> tuple[Any, ...]:
+        if self.rule == "paper":
+            lw, lk = s[f"{prefix}lw"], s[f"{prefix}lk"]
+            ranks = [[self.paper_rank(A, s, w, k) for k in range(self.length)] for w in range(self.warps)]
+            it = A.select([A.select([r[0] for r in row], lk) for row in ranks], lw)
+            pc = A.select([A.select([r[1] for r in row], lk) for row in ranks], lw)
+            return (it, pc, lw)
         return tuple(rank(self.rule, s[f"{prefix}le"], s[f"{prefix}lw"], s[f"{prefix}lk"]))
 
     def next_after(self, A: Any, s: dict, prefix: str = "r.") -> tuple[Any, Any, Any]:

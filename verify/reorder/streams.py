@@ -73,7 +73,7 @@ class StreamMonitor(TransitionSystem):
               Var("r.ew", "int", -1, W - 1), Var("r.ek", "int", -1, n - 1), Var("r.wait", "int", 0, self.bound + 1),
               Var("r.ee", "int", -1, n), Var("r.el", "int", -1, self.inner.work.lines - 1),
               Var("r.n", "int", 0, W * n), Var("r.seq", "int", 0, W * n)]
-        vs += [Var(f"r.d.{w}.{k}", "bool") for w in range(W) for k in range(n)]
+        vs += [Var(f"r.d.{w}.{k}", "bool") for w in range(W) for k in range(n)] + [Var("r.acc", "bool"), Var("r.hang", "bool")]
         if self.rl1 is not None:
             vs += [Var(x, "int", -1, self.inner.work.lines - 1) for x in self.rl1.names()]
             vs += [Var("r.misses", "int", 0, W * n)]
@@ -90,6 +90,7 @@ class StreamMonitor(TransitionSystem):
         for v in self.state_vars()[len(self.inner.state_vars()):]:
             s[v.name] = A.false if v.kind == "bool" else A.const(0 if v.name in ("r.wait", "r.n", "r.seq",
                                                                                    "r.misses") else -1)
+        s["r.acc"] = A.true
         return s
 
     def assume(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:
@@ -120,6 +121,11 @@ class StreamMonitor(TransitionSystem):
             nxt.update(ways)
             nxt["r.misses"] = A.min(A.add(s["r.misses"], A.ite(miss, A.const(1), A.const(0))),
                                     A.const(W * n))
+        # the unit's ready signal for the due request in this cycle's state, recorded (so a witness carries it as
+        # the trace has it) and judged one cycle later: a hang is a due request neither delivered nor accepted
+        acc = self.inner.assume(A, s, {"a_warp": ew, "a_idx": ek})
+        nxt["r.acc"] = acc
+        nxt["r.hang"] = A.not_(A.or_(self._delivered(A, s, ew, ek), acc, self._order_deadlock(A, s, ew, ee)))
         return nxt
 
     # -- properties --------------------------------------------------------------------
@@ -134,10 +140,9 @@ class StreamMonitor(TransitionSystem):
         return A.le(s["r.wait"], A.const(self.bound))
 
     def progress_prop(self, A: Any, s: State) -> Any:
-        """The due request, not yet delivered, is accepted now (unless the order deadlocks at its barrier)."""
-        ew, ek, ee = self.ref.next_after(A, s)
-        offered = self.inner.assume(A, s, {"a_warp": ew, "a_idx": ek})
-        return A.or_(self._delivered(A, s, ew, ek), offered, self._order_deadlock(A, s, ew, ee))
+        """In the previous cycle's state the due request, not yet delivered, was accepted (unless the order
+        deadlocks at its barrier)."""
+        return A.not_(s["r.hang"])
 
     def _delivered(self, A: Any, s: State, w: Any, k: Any) -> Any:
         """The reference's ghost: the LD/ST side delivered request (w, k) (false for w = -1)."""
