@@ -25,14 +25,14 @@ __all__ = ["MUTANTS", "kill", "stream_options"]
 
 
 def stream_options(mutant: str | None, out: Path, length: int = 3, warps: int = 2, channel: int = 2,
-                   timeout: float = 120.0) -> ReorderProveOptions:
+                   timeout: float = 300.0) -> ReorderProveOptions:
     """The options of ``reorder prove --streams`` the suite runs (the mutant's order rule)."""
     order = MUTANTS[mutant].order if mutant else "round"
     return ReorderProveOptions(streams=length, warps=warps, channel=channel, order=order, mutant=mutant,
                                timeout=timeout, witness=str(out / f"reorder-{mutant or 'unit'}.json"))
 
 
-def kill(name: str, out: Path, length: int = 3, warps: int = 2, channel: int = 2, timeout: float = 120.0) -> Kill:
+def kill(name: str, out: Path, length: int = 3, warps: int = 2, channel: int = 2, timeout: float = 300.0) -> Kill:
     """Prove mutant ``name`` over every stream; a kill is a FAIL whose witness the simulator reproduces."""
     m = MUTANTS[name]
     a = stream_options(name, out, length, warps, channel, timeout)

@@ -70,12 +70,12 @@ def failing_part(m: StreamMonitor, check: str, states: list[dict]) -> tuple[str,
 
 
 def family(a: ReorderProveOptions) -> list[int | None]:
-    """The barrier bounds a proof runs over: ``a.barriers``, or by default any number of barriers and then at most
-    length - 2 per warp, so that the barrier key's two bounds (longest stream, largest epoch) differ in one run."""
+    """The barrier bounds a proof runs over: ``a.barriers``, or by default at most length - 2 per warp (so that the
+    barrier key's two bounds, longest stream and largest epoch, differ) and then any number of barriers."""
     assert a.streams is not None
     if a.barriers is not None:
         return [a.barriers]
-    return [None] + ([a.streams - 2] if a.streams >= 3 else [])
+    return ([a.streams - 2] if a.streams >= 3 else []) + [None]
 
 
 def run_streams(a: ReorderProveOptions, folder: str | None = None) -> dict[str, Any]:
