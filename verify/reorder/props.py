@@ -97,10 +97,8 @@ class Monitored(TransitionSystem):
         if not self.order:
             return self.wait_prop(A, s)
         bits = [s[f"r.d.{w}.{k}"] for w, k in self.order] + [A.true]
-        w = A.select([A.const(q) for q, _ in self.order] + [A.const(-1)], s["ref"])
-        k = A.select([A.const(j) for _, j in self.order] + [A.const(0)], s["ref"])
-        offered = self.inner.assume(A, s, {"a_warp": w, "a_idx": k})
-        return A.and_(self.wait_prop(A, s), A.or_(A.select(bits, s["ref"]), offered))
+        offered = [self.inner.deliverable(A, s, w, k) for w, k in self.order] + [A.true]  # the LD/ST side may
+        return A.and_(self.wait_prop(A, s), A.or_(A.select(bits, s["ref"]), A.select(offered, s["ref"])))
 
     def assume(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:
         return self.inner.assume(A, s, i)
