@@ -25,7 +25,7 @@ PAPER, CONFLICTS, DEADLOCK = str(R / "paper_example.ptx"), str(R / "set_conflict
 VOLATILE = ("seconds", "witness")
 # A stream FAIL's counterexample (the stream, the schedule, where it breaks) is Z3's pick, which differs from
 # call to call within one process (a function called twice differs too): compared by status, check, label, replay.
-STREAM_TRACE = ("stream", "schedule", "replay", "cycle", "violation")
+STREAM_TRACE = ("stream", "schedule", "replay", "cycle", "violation", "judged")
 
 
 def _verb(capsys, *argv: str) -> tuple[int, dict]:
