@@ -92,6 +92,7 @@ class ReorderWitnessFile(_Strict):
     order: str
     unit: bool
     check: str
+    mutant: str | None = None  # the broken copy of the unit the witness was found on (None: the unit)
     # one delivery (warp, request index) per cycle; -1 for none
     schedules: list[Annotated[list[Annotated[list[int], Field(min_length=2, max_length=2)]],
                               Field(max_length=MAX_REPLAY_CYCLES)]] = Field(max_length=100)
@@ -104,6 +105,8 @@ class StreamBounds(_Strict):
     length: int = Field(ge=1, le=64)
     lines: int = Field(ge=1, le=64)
     line_bytes: int = Field(ge=1, le=1 << 20)
+    barriers: int | None = Field(default=None, ge=0, le=64)  # bar.sync counted per warp (None: length)
+    addresses: int = Field(default=0, ge=0, le=64)  # instruction addresses per request (the paper's order)
 
 
 class ReorderStreamWitnessFile(_Strict):
@@ -123,6 +126,9 @@ class ReorderStreamWitnessFile(_Strict):
     # one delivery (warp, request index) per cycle; -1 for none
     schedule: Annotated[list[Annotated[list[int], Field(min_length=2, max_length=2)]],
                         Field(max_length=MAX_REPLAY_CYCLES)]
+    # the proof's trace as the unit exported it: per cycle the request sent ([-1, -1]: none), the running load
+    # misses, and per state whether the unit accepted the static order's next request
+    record: dict[Literal["sent", "misses", "accepts"], list[Any] | None] | None = None
 
 
 class JobTask(_Strict):

@@ -25,7 +25,7 @@ PAPER, CONFLICTS, DEADLOCK = str(R / "paper_example.ptx"), str(R / "set_conflict
 VOLATILE = ("seconds", "witness")
 # A stream FAIL's counterexample (the stream, the schedule, where it breaks) is Z3's pick, which differs from
 # call to call within one process (a function called twice differs too): compared by status, check, label, replay.
-STREAM_TRACE = ("stream", "schedule", "replay", "cycle", "violation")
+STREAM_TRACE = ("stream", "schedule", "replay", "cycle", "violation", "judged")
 
 
 def _verb(capsys, *argv: str) -> tuple[int, dict]:
@@ -172,7 +172,7 @@ def test_every_reorder_option_is_one_problem_in_the_callers_words(capsys, verb, 
 
 def test_the_records_hold_the_defaults_and_the_functions_keep_their_older_keywords():
     o = warpcheck.ReorderProveOptions(streams=2)
-    assert (o.check, o.cache, o.blocks, o.channel, o.timeout) == ("stream", "512:2", (0, 0), 2, 300.0)
+    assert (o.check, o.cache, o.blocks, o.channel, o.timeout) == ("stream", "1K:2", (0, 0), 2, 300.0)
     k = warpcheck.ReorderProveOptions(kernel=PAPER, grid="1,2,1", block=(16, 4, 1), param=["in=0"])
     assert (k.check, k.cache, k.grid, k.block, k.param) == ("order", "16K:4", (1, 2, 1), (16, 4, 1), {"in": 0})
     assert warpcheck.ReorderSimulateOptions.channel == warpcheck.ReorderProveOptions.channel

@@ -23,12 +23,12 @@ def warp_epochs(an: Analysis) -> list[list[int]]:
 def static_sequence(an: Analysis, rule: str) -> list[tuple[str, tuple[int, ...]]]:
     """The (kind, lines) of every access in the static order."""
     return [(an.warps[w].accesses[k].kind, an.warps[w].accesses[k].lines)
-            for w, k in static_order(warp_epochs(an), rule)]
+            for w, k in static_order(warp_epochs(an), rule, [[acc.pc for acc in w.accesses] for w in an.warps])]
 
 
 def analysis_json(an: Analysis, rule: str, spec: L1Spec | None) -> dict[str, Any]:
     """The analyzer's findings with the keys of the issue."""
-    order = [] if an.undecided else static_order(warp_epochs(an), rule)
+    order = [] if an.undecided else static_order(warp_epochs(an), rule, [[acc.pc for acc in w.accesses] for w in an.warps])
     out = {"kernel": an.kernel.name, "grid": list(an.grid), "block": list(an.block), "line_bytes": an.line_bytes,
            "instructions": [{"pc": pc, "kind": kind, "text": text} for pc, kind, text in an.instructions()],
            "warps": [{"block": list(w.block), "warp": w.warp,

@@ -61,7 +61,8 @@ def workload(an: Analysis, filename: str = "", limit: bool = True) -> tuple[Work
     if total == 0 or limit and (len(epochs) > MAX_WARPS or total > MAX_REQUESTS):
         raise ConfigError(f"kernel {an.kernel.name!r} has {len(epochs)} warps and {total} global requests; a proof "
                           f"takes 1 to {MAX_REQUESTS} requests and at most {MAX_WARPS} warps (shrink the grid)")
-    return Workload(epochs, tuple(linear[w.block] for w in an.warps), lines), lines
+    pcs = tuple(tuple(a.pc for a in w.accesses) for w in an.warps)
+    return Workload(epochs, tuple(linear[w.block] for w in an.warps), lines, pcs), lines
 
 
 def request_names(an: Analysis, order: list[Delivery]) -> list[str]:

@@ -30,7 +30,7 @@ __all__ = ["LaunchOptions", "AnalyzeOptions", "ReorderProveOptions", "ReorderRep
 
 CHANNEL = 2  # the channel depth the proofs cover, and the timing runs' default: one default for both verbs
 KERNEL_CACHE = "16K:4"  # the L1 of a kernel proof or timing run
-STREAM_CACHE = "512:2"  # 2 sets of 2 ways at 128-byte lines: small enough that lines collide and get evicted
+STREAM_CACHE = "1K:2"  # 4 sets of 2 ways at 128-byte lines: sets != ways, and 12 lines put three in each set
 MAX_CHANNEL = 64
 MAX_LINE_BYTES = 1 << 20  # as a witness file's line_bytes
 LATENCY_WHY = "as an SM configuration's latencies: no memory takes longer"
@@ -147,16 +147,19 @@ class ReorderProveOptions(LaunchOptions):
     ``deadlock`` or ``wait``; ``no_unit`` sends requests to L1 in arrival
     order (BMC to ``depth``, default requests + 2).  With ``streams=N``:
     ``warps`` warps (each one's block in ``blocks``) of 0..N requests over
-    ``lines`` lines; ``check`` is ``stream`` (the default: order, wait and
-    misses), ``order``, ``wait`` or ``misses``; ``mutant`` proves a broken
-    copy of the unit.  ``cache`` defaults to 16K:4 on a kernel and 512:2 over
+    ``lines`` lines, at most ``barriers`` bar.sync counting per warp (default:
+    any number, then a second proof with at most N - 2); ``check`` is
+    ``stream`` (the default: order, wait, progress and misses), ``order``,
+    ``wait``, ``progress`` or ``misses``; ``mutant`` proves a broken
+    copy of the unit.  ``cache`` defaults to 16K:4 on a kernel and 1K:2 over
     streams; ``witness`` is where a FAIL's witness goes.
     """
 
     streams: int | None = None
     warps: int = 2
     blocks: Any = None
-    lines: int = 6
+    lines: int = 12
+    barriers: int | None = None
     mutant: str | None = None
     no_unit: bool = False
     check: str | None = None
@@ -174,6 +177,7 @@ class ReorderProveOptions(LaunchOptions):
         streams = optional_integer("streams", self.streams, 1, MAX_STREAM_LENGTH)
         warps = integer("warps", self.warps, 1, MAX_STREAM_WARPS)
         settle(self, streams=streams, warps=warps, lines=integer("lines", self.lines, 1, MAX_STREAM_LINES),
+               barriers=optional_integer("barriers", self.barriers, 0, MAX_STREAM_LENGTH),
                no_unit=flag("no_unit", self.no_unit), channel=integer("channel", self.channel, 1, MAX_CHANNEL),
                max_k=integer("max_k", self.max_k, 1, 64), depth=optional_integer("depth", self.depth, 1, 10_000),
                samples=integer("samples", self.samples, 1, 100_000), witness=path("witness", self.witness),
@@ -188,19 +192,23 @@ class ReorderProveOptions(LaunchOptions):
 
     def _kernel_mode(self) -> None:
         self._launch_given("reorder prove", ", or streams to prove the unit for every stream")
-        if self.mutant is not None:
-            raise OptionError("mutant", self.mutant, "goes with streams (the mutation suite proves mutants over "
-                                                     "every stream)")
+        if self.barriers is not None:
+            raise OptionError("barriers", self.barriers, "goes with streams (a kernel's barriers are its own)")
+        if self.mutant is not None and self.no_unit:
+            raise OptionError("mutant", self.mutant, "is a broken copy of the unit; it goes without no_unit")
         check = one_of("check", "order" if self.check is None else self.check,
                        CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS))
         if check not in CHECKS:
             raise OptionError("check", check, f"for streams; on a kernel check one of: {', '.join(CHECKS)}")
-        if self.no_unit and check in ("deadlock", "wait"):
+        if self.no_unit and check in ("deadlock", "wait", "progress"):
             raise OptionError("check", check, "needs the unit; without the unit check order or misses")
         settle(self, check=check, cache=KERNEL_CACHE if self.cache is None else self.cache)
 
     def _stream_mode(self) -> None:
         given = [n for n in ("kernel", "grid", "block", "entry", "param", "no_unit") if getattr(self, n)]
+        if self.barriers is not None and self.streams is not None and self.barriers > self.streams:
+            raise OptionError("barriers", self.barriers, f"above the stream length {self.streams}; give 0 to "
+                                                         f"{self.streams}")
         if given:
             raise OptionError(given[0], getattr(self, given[0]), "not for streams: they prove the unit for every "
                                                                  "stream, without a kernel")

@@ -13,6 +13,7 @@ from warpcheck.models.errors import InputFileError, OptionError, WarpcheckError
 from warpcheck.models.file_schemas import ReorderStreamWitnessFile, ReorderWitnessFile, validated
 from warpcheck.models.files import load_json
 from warpcheck.models.reorder.l1 import parse_cache
+from warpcheck.models.reorder.mutants import MUTANTS
 from warpcheck.models.reorder.order import static_order
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.sim.reorder.run import drain, l1_misses, longest_wait, simulate
@@ -95,11 +96,15 @@ def replay_file(path: str) -> dict[str, Any]:
     work, lines = workload(an, w["kernel"])
     _check_deliveries(path, w["schedules"], work.warps, max((len(e) for e in work.epochs), default=0))
     spec = parse_cache(w["cache"], w["line_bytes"], w["stores"])
-    order = static_order(work.epochs, w["order"])
+    order = static_order(work.epochs, w["order"], work.pcs)
     out: dict[str, Any] = {"kernel": an.kernel.name, "check": w["check"], "static_order": request_names(an, order),
                            "runs": []}
+    mutant = w.get("mutant")
+    if mutant is not None and mutant not in MUTANTS:
+        raise InputFileError(f"witness {path!r} names mutant {mutant!r}; known mutants: {', '.join(MUTANTS)}")
+    found_on = MUTANTS[mutant].make() if mutant else ReorderUnit
     for unit in (w["unit"], not w["unit"]):
-        ts = ReorderUnit(work, w["channel"], w["order"], unit=unit)
+        ts = (found_on if unit == w["unit"] else ReorderUnit)(work, w["channel"], w["order"], unit=unit)
         for n, schedule in enumerate(w["schedules"]):
             run = drain(ts, [tuple(d) for d in schedule])
             out["runs"].append({"unit": unit, "schedule": n, "order": request_names(an, run.order),
@@ -107,10 +112,11 @@ def replay_file(path: str) -> dict[str, Any]:
                                 **l1_misses(run.order, lines, spec)})
     found = [r for r in out["runs"] if r["unit"] == w["unit"]]
     out["reproduced"] = _reproduced(w["check"], found, w["unit"])
-    if w["check"] == "wait":  # the schedule itself (not drained): the due request waited past channel - 1 cycles
-        ts = ReorderUnit(work, w["channel"], w["order"], unit=True)
-        out["reproduced"] = any(longest_wait(simulate(ts, [tuple(d) for d in s]), order, w["channel"] - 1)
-                                for s in w["schedules"])
+    if w["check"] in ("wait", "progress"):  # the schedule itself (not drained): the due request waited too long
+        ts = found_on(work, w["channel"], w["order"], unit=True)
+        late = any(longest_wait(simulate(ts, [tuple(d) for d in s]), order, w["channel"] - 1)
+                   for s in w["schedules"])
+        out["reproduced"] = late or w["check"] == "progress" and any(not r["complete"] for r in found)
     return out
 
 

@@ -27,7 +27,7 @@ def compare(an: Analysis, spec: L1Spec, timing: Timing, seeds: int, channel: int
             rule: str = "round", design: str = "baseline") -> dict[str, Any]:
     """Every configuration over ``seeds`` seeds: cycles, load misses, static order kept, deadlocks."""
     work, lines = workload(an, limit=False)
-    order = static_order(work.epochs, rule)
+    order = static_order(work.epochs, rule, work.pcs)
     static = replay([lines[w][k] for w, k in order], spec)
     traces = [w.trace for w in an.warps]
     out: dict[str, Any] = {"static_load_misses": static.load_misses, "loads": static.loads, "configs": {}}

@@ -26,15 +26,20 @@ from warpcheck.models.reorder.mutants import MUTANTS
 from warpcheck.models.reorder.streams import Streams
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.sim.reorder.run import schedule_pairs
-from warpcheck.sim.reorder.stream_replay import STREAM_FORMAT, replay_stream
+from warpcheck.sim.reorder.stream_replay import STREAM_FORMAT, judged, record_of, replay_stream, stream_pcs
+from warpcheck.spec.reorder.record_check import Record
+from warpcheck.spec.reorder.reference import static_order
 from warpcheck.verify.reorder.streams import StreamMonitor, prove_streams
 from warpcheck.verify.result import Status
 
 
-def build(a: ReorderProveOptions) -> StreamMonitor:
+PAPER_ADDRESSES = 3  # instruction addresses of a stream request under the paper's order: 0..2 (loops, paths)
+
+
+def build(a: ReorderProveOptions, barriers: int | None = None) -> StreamMonitor:
     """The monitored unit (or mutant) over the options' stream bounds."""
     assert a.streams is not None and a.cache is not None  # the record settled them
-    work = Streams(a.blocks, a.streams, a.lines, a.line_bytes)
+    work = Streams(a.blocks, a.streams, a.lines, a.line_bytes, barriers, PAPER_ADDRESSES if a.order == "paper" else 0)
     spec = parse_cache(a.cache, a.line_bytes, a.stores)
     cls = MUTANTS[a.mutant].make() if a.mutant else ReorderUnit
     return StreamMonitor(cls(work, a.channel, a.order, l1=spec, channel_lemmas=True))
@@ -44,10 +49,15 @@ def covered(m: StreamMonitor) -> str:
     """What a PASS covers, in one sentence."""
     w, spec = m.inner.work, m.inner.l1.spec
     return (f"every stream of {w.warps} warps (blocks {list(w.blocks)}) of 0..{w.length} requests each, any "
-            f"bar.sync before any request, each request a load or store of one of lines 0..{w.lines - 1} "
+            f"bar.sync before any request ({'any number' if w.barriers is None else f'at most {w.barriers}'} "
+            f"counting per warp){_addresses(w)}, each request a load or store of one of lines 0..{w.lines - 1} "
             f"(L1 {spec.size} B, {spec.ways} ways, {spec.line_bytes}-byte lines: {spec.sets} sets, stores "
             f"{spec.stores}), channel depth {m.inner.channel}, order {m.inner.order}, every LD/ST schedule, "
             f"interleaving and stall")
+
+
+def _addresses(w: Streams) -> str:
+    return f", each request from any of instruction addresses 0..{w.addresses - 1}" if w.addresses else ""
 
 
 def failing_part(m: StreamMonitor, check: str, states: list[dict]) -> tuple[str, int]:
@@ -59,10 +69,33 @@ def failing_part(m: StreamMonitor, check: str, states: list[dict]) -> tuple[str,
     return check, len(states) - 1
 
 
+def family(a: ReorderProveOptions) -> list[int | None]:
+    """The barrier bounds a proof runs over: ``a.barriers``, or by default at most length - 2 per warp (so that the
+    barrier key's two bounds, longest stream and largest epoch, differ) and then any number of barriers."""
+    assert a.streams is not None
+    if a.barriers is not None:
+        return [a.barriers]
+    return ([a.streams - 2] if a.streams >= 3 else []) + [None]
+
+
 def run_streams(a: ReorderProveOptions, folder: str | None = None) -> dict[str, Any]:
-    """Prove (or refute) the stream properties; write and replay the witness of a FAIL (into ``folder``, None: temp)."""
+    """Prove (or refute) the stream properties over the family of barrier bounds; the first that does not PASS
+    ends the run (its witness written and replayed into ``folder``, None: a temporary folder)."""
+    runs = []
+    for barriers in family(a):
+        runs.append(_run_one(a, barriers, folder))
+        if runs[-1]["status"] != Status.PASS.value:
+            break
+    out = runs[-1]
+    out["family"] = [{"covered": r["covered"], "status": r["status"], "seconds": r["seconds"]} for r in runs]
+    out["seconds"] = round(sum(r["seconds"] for r in runs), 3)
+    return out
+
+
+def _run_one(a: ReorderProveOptions, barriers: int | None, folder: str | None) -> dict[str, Any]:
+    """One proof of the family."""
     assert a.check is not None
-    m = build(a)
+    m = build(a, barriers)
     t = time.monotonic()
     r = prove_streams(m, a.check, a.max_k, a.timeout, a.depth)
     out: dict[str, Any] = {"mode": "streams", "check": a.check, "mutant": a.mutant, "covered": covered(m),
@@ -75,15 +108,18 @@ def run_streams(a: ReorderProveOptions, folder: str | None = None) -> dict[str, 
             out["note"] = (f"no warp sends more requests ({w.length}) than its channel holds ({m.inner.channel}): "
                            f"a bug of the channel's capacity cannot show; give streams {m.inner.channel + 1} or more")
         out["claim"] = (f"for {out['covered']}: at every cycle the request sent to L1 is the static order's "
-                        f"next (none twice), the static order's next request waits at most {m.bound} cycles "
-                        f"once delivered (none lost), and the L1 load misses equal the reference LRU replay's")
+                        f"next (none twice, none that its warp did not deliver), the static order's next request "
+                        f"waits at most {m.bound} cycles once delivered (none lost) and, until delivered, is one "
+                        f"the unit accepts (unless the order itself deadlocks at its barrier), so every request "
+                        f"reaches L1 within requests x {m.inner.channel} cycles of an LD/ST side that delivers "
+                        f"it when accepted; and the L1 load misses equal the reference LRU replay's")
     if r.status is Status.FAIL and r.trace is not None:
         part, cycle = failing_part(m, a.check, r.trace.states)
         w = witness(a, m, r.trace, part)
         out["witness"] = write_witness(a, w, folder)
         rep = replay_stream(w)
         out.update(violation=part, cycle=cycle, replay=rep["violated"], reproduced=rep["reproduced"],
-                   stream=rep["stream"], schedule=w["schedule"])
+                   stream=rep["stream"], schedule=w["schedule"], judged=judged(w, stored_record(w)))
         if not rep["reproduced"]:
             out["status"], out["label"] = Status.ERROR.value, "ERROR (the witness does not replay)"
     out["seconds"] = round(time.monotonic() - t, 3)
@@ -91,12 +127,29 @@ def run_streams(a: ReorderProveOptions, folder: str | None = None) -> dict[str, 
 
 
 def witness(a: ReorderProveOptions, m: StreamMonitor, trace: Any, part: str) -> dict[str, Any]:
+    """The FAIL's witness: the solver's stream and schedule, and the run's record as the solver's trace has it."""
     w = m.inner.work
-    return {"format": STREAM_FORMAT, "version": 1,
-            "streams": {"blocks": list(w.blocks), "length": w.length, "lines": w.lines, "line_bytes": w.line_bytes},
-            "stream": {v.name: trace.params[v.name] for v in w.vars()}, "channel": a.channel, "order": a.order,
-            "cache": a.cache, "stores": a.stores, "mutant": a.mutant, "check": part,
-            "schedule": schedule_pairs(trace.inputs)}
+    out = {"format": STREAM_FORMAT, "version": 1,
+           "streams": {"blocks": list(w.blocks), "length": w.length, "lines": w.lines, "line_bytes": w.line_bytes,
+                       "barriers": w.barriers, "addresses": w.addresses},
+           "stream": {v.name: trace.params[v.name] for v in w.vars()}, "channel": a.channel, "order": a.order,
+           "cache": a.cache, "stores": a.stores, "mutant": a.mutant, "check": part,
+           "schedule": schedule_pairs(trace.inputs)}
+    concrete = w.concrete(dict(trace.params))
+    epochs = [[e for e, _, _ in reqs] for reqs in concrete["warps"]]
+    order = static_order(epochs, a.order, stream_pcs(out, w))
+    rec = record_of(m.inner, trace.states, out["schedule"], order)
+    out["record"] = {"sent": [list(x) for x in rec.sent], "misses": None if rec.misses is None else list(rec.misses),
+                     "accepts": list(rec.accepts) if rec.accepts is not None else None}
+    return out
+
+
+def stored_record(w: dict[str, Any]) -> Record:
+    """The record a witness carries (the solver's trace), as the reference reads it."""
+    r = w["record"]
+    return Record(tuple((int(x), int(y)) for x, y in w["schedule"]), tuple((int(x), int(y)) for x, y in r["sent"]),
+                  None if r["misses"] is None else tuple(r["misses"]),
+                  None if r["accepts"] is None else tuple(r["accepts"]))
 
 
 def witness_folder(folder: str | None) -> str:
@@ -118,6 +171,8 @@ def report(out: dict[str, Any]) -> str:
     head = (f"{who}, check {out['check']}: {out['label']} ({out['engine']}, {out['seconds']:.2f} s)"
             f"{': ' + out['message'] if out['message'] else ''}")
     lines = [head]
+    if len(out.get("family", [])) > 1:
+        lines += [f"  {r['status']} ({r['seconds']:.2f} s): {r['covered']}" for r in out["family"][:-1]]
     if "claim" in out:
         lines.append("proved " + out["claim"])
         lines.append(f"lemmas proved and used: {len(out['lemmas'])}")

@@ -135,16 +135,21 @@ def _add_prove(acts: Any) -> None:
     g.add_argument("--lines", metavar="L", help=f"line numbers a request may touch, 0..L-1 (at most "
                                                 f"{MAX_STREAM_LINES}; default {d.lines}: three per set of the "
                                                 f"default L1)")
-    g.add_argument("--mutant", metavar="NAME", help="prove a deliberately broken copy of the unit "
-                   "(the mutation suite; see benchmarks/mutants.py --domain reorder)")
+    g.add_argument("--barriers", metavar="B", help="at most B bar.sync count per warp (0..N; default: any number, "
+                                                    "then a second proof with at most N - 2, so that the barrier "
+                                                    "key's bounds differ)")
+    q.add_argument("--mutant", metavar="NAME", help="prove a deliberately broken copy of the unit, over streams "
+                   "or on a kernel (the mutation suite; see benchmarks/mutants.py --domain reorder)")
     q.add_argument("--no-unit", action="store_true", default=None, help="requests go to L1 in arrival order")
     q.add_argument("--check", metavar=_choices(CHECKS + tuple(c for c in STREAM_CHECKS if c not in CHECKS)),
                    help="on a kernel: order (default): the L1 order is the static one; misses: the L1 load misses "
                         "are those of the static order's LRU replay (the L1 of --cache in the model); deadlock: the "
                         "unit never waits for a request held behind a barrier; wait: the static order's next request, "
-                        "once delivered, goes to L1 within channel - 1 cycles.  With --streams: stream (default: "
-                        "order, wait and misses together), order, wait (the next request waits at most channel - 1 "
-                        "cycles once delivered), misses")
+                        "once delivered, goes to L1 within channel - 1 cycles; progress: wait, and the due request is never held from the "
+                        "LD/ST side (the run ends; every other check on a kernel proves progress too).  With --streams: stream (default: "
+                        "order, wait, progress and misses together), order, wait (the next request waits at most channel - 1 "
+                        "cycles once delivered), progress (the due request, until delivered, is accepted: the unit never hangs), "
+                        "misses")
     q.add_argument("--channel", metavar="C", help="channel depth: requests a warp may have between its oldest unsent "
                                                   f"one and its newest (default {d.channel})")
     q.add_argument("--cache", metavar="SIZE:WAYS", help=f"the L1 for miss counts (default {KERNEL_CACHE} on a kernel, "

@@ -63,6 +63,43 @@ class TiesToHigherWarp(ReorderUnit):
         return A.ite(A.eq(pick, A.const(-1)), pick, A.sub(A.const(n - 1), pick))
 
 
+class PointerVisitsEmpty(ReorderUnit):
+    def advance(self, A: Any, sp: Any, used: Any) -> Any:
+        return A.ite(A.lt(A.add(sp, A.const(1)), A.const(self.channel)), A.add(sp, A.const(1)), A.const(0))
+
+
+class SentNeverSet(ReorderUnit):
+    def _deliver(self, A: Any, s: Any, i: Mapping[str, Any], nxt: Any, w: int, slots: list, kept: list,
+                 go: Any, there: Any) -> None:
+        super()._deliver(A, s, i, nxt, w, slots, kept, A.false, there)
+
+
+class NothingDelivered(ReorderUnit):
+    def deliverable(self, A: Any, s: Any, w: int, k: int) -> Any:
+        return A.false
+
+
+class PhantomSend(ReorderUnit):
+    def search(self, A: Any, slots: Sequence[Any], sp: Any, expected: Any) -> tuple[Any, Any, Any]:
+        return A.true, expected, sp
+
+
+class KeySpanFromEpochs(ReorderUnit):
+    def key(self, A: Any, s: Any, w: int, k: int) -> Any:
+        if self.order == "round":
+            return A.const(k)
+        span = self.work.max_epoch + 1
+        return A.add(A.select([A.const(e * span) for e in range(self.work.max_epoch + 1)],
+                              self.work.epoch(A, s, w, k)), A.const(k))
+
+
+class IterationsIgnored(ReorderUnit):
+    def key(self, A: Any, s: Any, w: int, k: int) -> Any:
+        if self.paper is not None:
+            return A.const(self.work.pcs[w][k])
+        return self.work.pc(A, s, w, k)
+
+
 class _HitKeepsPlace(L1Port):
     def load(self, A: Any, ways: Sequence[Any], line: Any) -> tuple[tuple[Any, ...], Any]:
         moved, hit = super().load(A, ways, line)
@@ -87,6 +124,11 @@ class _StoreHitKept(L1Port):
         return tuple(ways), hit
 
 
+class _SetFromWays(L1Port):
+    def set_index(self, line_address: int) -> int:
+        return line_address // self.spec.line_bytes % self.spec.ways
+
+
 class HitNotMru(ReorderUnit):
     port_class = _HitKeepsPlace
 
@@ -101,6 +143,10 @@ class MissEvictsMru(ReorderUnit):
 
 class StoreHitKept(ReorderUnit):
     port_class = _StoreHitKept
+
+
+class SetFromWays(ReorderUnit):
+    port_class = _SetFromWays
 
 
 @dataclass(frozen=True)
@@ -134,11 +180,27 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
            order="barrier"),
     Mutant("ties-to-higher-warp", "the reordering unit breaks a tie of keys towards the higher warp",
            TiesToHigherWarp),
+    # equivalent: the pointer still reaches any slot within channel - 1 moves (a ring of `channel` slots instead of
+    # the used ones), so a delivered request is found within the proved wait bound; the order is unchanged
+    Mutant("pointer-visits-empty", "the search pointer wraps at the channel's last slot, visiting empty slots",
+           PointerVisitsEmpty, equivalent=True),
+    Mutant("sent-never-set", "a request sent to L1 keeps its queued status (the LD/ST side never sees it sent)",
+           SentNeverSet),
+    Mutant("nothing-delivered", "the LD/ST side may never deliver a request to the unit (back-pressure stuck on)",
+           NothingDelivered),
+    Mutant("phantom-send", "the unit sends the request it waits for without finding it in the channel",
+           PhantomSend),
+    Mutant("key-span-from-epochs", "the barrier key's span is the epoch bound + 1, not the longest stream + 1",
+           KeySpanFromEpochs, order="barrier"),
+    Mutant("iterations-ignored", "under the paper's order the key is the instruction address alone (a loop's "
+           "iterations not kept apart)", IterationsIgnored, order="paper"),
     Mutant("hit-not-mru", "an L1 load hit does not move the line to MRU (FIFO instead of LRU)", HitNotMru, l1=True),
     Mutant("set-from-byte-address", "the L1 set index is taken from the byte address, not the line number",
            SetFromByteAddress, l1=True),
     Mutant("miss-evicts-mru", "an L1 load miss replaces the most recently used way, not the LRU one",
            MissEvictsMru, l1=True),
+    Mutant("set-from-ways", "the L1 set index is the line number modulo the ways, not the sets", SetFromWays,
+           l1=True),
     Mutant("store-hit-kept", "an L1 store hit leaves the line valid (the evict policy ignored)", StoreHitKept,
            l1=True),
 ]}

@@ -4,9 +4,12 @@ The reordering unit's claim is about the unit, not about one kernel: for any
 per-warp streams of requests the L1 sees the static order.  A :class:`Streams`
 is the workload of that claim.  Each warp ``w`` sends ``len.w`` requests
 (0 .. ``length``); before its k-th request it may pass a ``bar.sync``
-(``bar.w.k``: the request's barrier epoch is the number of barriers up to it);
+(``bar.w.k``: the request's barrier epoch is the number of barriers up to it,
+at most ``barriers``: a warp's barriers past that bound do not count);
 the request touches one line, ``ln.w.k`` (a line number 0 .. ``lines`` - 1,
-address ``ln * line_bytes``), as a load (``ld.w.k``) or a store.  All of these
+address ``ln * line_bytes``), as a load (``ld.w.k``) or a store; with
+``addresses``, it comes from instruction address ``pc.w.k`` (0 .. addresses - 1,
+any sequence: loops and paths as the paper's order sees them).  All of these
 are free parameters of the initial state and never change, so one proof covers
 every stream within the bound.
 
@@ -32,6 +35,8 @@ class Streams:
     length: int
     lines: int = 4
     line_bytes: int = 128
+    barriers: int | None = None  # at most this many bar.sync count per warp (None: the length, any number)
+    addresses: int = 0  # instruction addresses a request may have, 0 .. addresses - 1 (0: none; the paper's order)
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.blocks) <= MAX_STREAM_WARPS:
@@ -40,6 +45,10 @@ class Streams:
             raise ConfigError(f"stream length {self.length}; give 1 to {MAX_STREAM_LENGTH} requests per warp")
         if not 1 <= self.lines <= MAX_STREAM_LINES:
             raise ConfigError(f"{self.lines} line numbers; give 1 to {MAX_STREAM_LINES}")
+        if not 0 <= self.addresses <= MAX_STREAM_LINES:
+            raise ConfigError(f"{self.addresses} instruction addresses; give 0 to {MAX_STREAM_LINES}")
+        if self.barriers is not None and not 0 <= self.barriers <= self.length:
+            raise ConfigError(f"{self.barriers} barriers per warp; give 0 to the stream length {self.length}")
         if list(self.blocks) != sorted(self.blocks):
             raise ConfigError(f"blocks {list(self.blocks)}: warps are numbered block by block; give them ascending")
 
@@ -59,7 +68,8 @@ class Streams:
 
     @property
     def max_epoch(self) -> int:
-        return self.length
+        """The largest barrier epoch of a request (the barrier bound)."""
+        return self.length if self.barriers is None else self.barriers
 
     @property
     def total(self) -> int:
@@ -80,6 +90,7 @@ class Streams:
             out += [Var(f"bar.{w}.{k}", "bool") for k in range(n)]
             out += [Var(f"ln.{w}.{k}", "int", 0, self.lines - 1) for k in range(n)]
             out += [Var(f"ld.{w}.{k}", "bool") for k in range(n)]
+            out += [Var(f"pc.{w}.{k}", "int", 0, self.addresses - 1) for k in range(n) if self.addresses]
         return out
 
     # -- the stream read from a state (the unit's view) ------------------------------
@@ -90,7 +101,8 @@ class Streams:
         return A.lt(A.const(k), s[f"len.{w}"])
 
     def epoch(self, A: Any, s: State, w: int, k: int) -> Any:
-        return A.count([s[f"bar.{w}.{j}"] for j in range(k + 1)])
+        """Barriers up to request k, at most ``max_epoch`` (a warp's barriers past the bound do not count)."""
+        return A.min(A.count([s[f"bar.{w}.{j}"] for j in range(k + 1)]), A.const(self.max_epoch))
 
     def line(self, A: Any, s: State, w: int, k: int) -> Any:
         return s[f"ln.{w}.{k}"]
@@ -98,13 +110,17 @@ class Streams:
     def is_load(self, A: Any, s: State, w: int, k: int) -> Any:
         return s[f"ld.{w}.{k}"]
 
+    def pc(self, A: Any, s: State, w: int, k: int) -> Any:
+        """The instruction address of request (w, k) (streams with ``addresses``)."""
+        return s[f"pc.{w}.{k}"]
+
     def concrete(self, params: dict[str, Any]) -> dict[str, Any]:
         """One stream as plain lists: per warp, its requests' (epoch, kind, line address)."""
         out = []
         for w in range(self.warps):
             reqs, epoch = [], 0
             for k in range(int(params[f"len.{w}"])):
-                epoch += bool(params[f"bar.{w}.{k}"])
+                epoch = min(epoch + bool(params[f"bar.{w}.{k}"]), self.max_epoch)
                 reqs.append((epoch, "L" if params[f"ld.{w}.{k}"] else "S",
                              int(params[f"ln.{w}.{k}"]) * self.line_bytes))
             out.append(reqs)

@@ -46,7 +46,7 @@ from typing import Any, Mapping, Sequence
 
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.l1 import L1Port, L1Spec
-from warpcheck.models.reorder.order import ORDERS
+from warpcheck.models.reorder.order import ORDERS, paper_keys
 from warpcheck.models.reorder.streams import Streams
 from warpcheck.models.ts import State, TransitionSystem, Var
 
@@ -60,6 +60,7 @@ class Workload:
     epochs: tuple[tuple[int, ...], ...]
     blocks: tuple[int, ...]
     accesses: tuple[tuple[tuple[str, tuple[int, ...]], ...], ...] = ()  # per request: kind "L"|"S", lines
+    pcs: tuple[tuple[int, ...], ...] = ()  # per request: its instruction address (the paper's order needs them)
 
     def __post_init__(self) -> None:
         if len(self.epochs) != len(self.blocks) or not self.epochs:
@@ -134,6 +135,15 @@ class ReorderUnit(TransitionSystem):
             if [len(a) for a in work.accesses] != [len(e) for e in work.epochs]:
                 raise ConfigError("an L1 needs the kind and lines of every request of the workload")
             self.l1 = self.port_class(l1, [a for warp in work.accesses for a in warp])
+        self.paper = None
+        if order == "paper" and isinstance(work, Streams):
+            if not work.addresses:
+                raise ConfigError("the paper's order needs each request's instruction address: give the streams "
+                                  "addresses")
+        elif order == "paper":
+            if [len(p) for p in work.pcs] != [len(e) for e in work.epochs]:
+                raise ConfigError("the paper's order needs the instruction address of every request of the workload")
+            self.paper = paper_keys(work.pcs)
         self.name = f"reorder-{'unit' if unit else 'none'}-{order}-W{work.warps}-C{channel}"
         self._earlier_cache: dict[tuple[int, int], list[str]] = {}
 
@@ -142,12 +152,29 @@ class ReorderUnit(TransitionSystem):
         """The unit's key of request (w, k): lower goes first; ties go to the lower warp."""
         if self.order == "round":
             return A.const(k)
+        if self.paper is not None:
+            return A.const(self.paper[w][k])
+        if self.order == "paper":
+            return self._stream_paper_key(A, s, w, k)
         span = self.work.longest + 1
         return A.add(A.select([A.const(e * span) for e in range(self.work.max_epoch + 1)],
                               self.work.epoch(A, s, w, k)), A.const(k))
 
+    def _stream_paper_key(self, A: Any, s: State, w: int, k: int) -> Any:
+        """Request (w, k)'s key under the paper's rule over streams: iteration x addresses + address, a warp's
+        iteration growing each time an address is not above its previous one."""
+        assert isinstance(self.work, Streams)
+        pcs = [self.work.pc(A, s, w, j) for j in range(k + 1)]
+        it = A.count([A.le(pcs[j], pcs[j - 1]) for j in range(1, k + 1)])
+        span = self.work.addresses
+        return A.add(A.select([A.const(i * span) for i in range(k + 1)], it), pcs[k])
+
     @property
     def max_key(self) -> int:
+        if self.order == "paper" and isinstance(self.work, Streams):
+            return max(1, self.work.length * self.work.addresses - 1)
+        if self.paper is not None:
+            return max([1] + [x for keys in self.paper for x in keys])
         span = self.work.longest + 1
         return max(1, self.work.longest - 1 + (0 if self.order == "round" else self.work.max_epoch * span))
 

@@ -23,7 +23,7 @@ def request_latencies(work: Workload, lines, spec: l1.L1Spec, timing: Timing, un
                       order: str = "round") -> tuple[int, ...]:
     """Cycles from L1 to completion of every request, at most (hits as the static replay says, with the unit)."""
     worst_miss = timing.miss + timing.jitter
-    seq = static_order(work.epochs, order)
+    seq = static_order(work.epochs, order, work.pcs or None)
     hits = dict(zip(seq, per_access([lines[w][k] for w, k in seq], spec))) if unit else {}
     out = []
     for w, k in seq:

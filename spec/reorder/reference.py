@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-RULES = ("round", "barrier")
+RULES = ("round", "barrier", "paper")
 Request = tuple[int, int]
 
 
@@ -29,12 +29,38 @@ def rank(rule: str, epoch: int, w: int, k: int) -> tuple[int, ...]:
     return (k, w) if rule == "round" else (epoch, k, w)
 
 
-def static_order(epochs: Sequence[Sequence[int]], rule: str) -> list[Request]:
-    """Every request (warp, index) of per-warp epoch lists, sorted into the static order."""
+def static_order(epochs: Sequence[Sequence[int]], rule: str,
+                 pcs: Sequence[Sequence[int]] | None = None) -> list[Request]:
+    """Every request (warp, index) of per-warp epoch lists, sorted into the static order.
+
+    The ``paper`` rule needs each request's instruction address (``pcs``, per warp)."""
     if rule not in RULES:
         raise ValueError(f"unknown order {rule!r}")
     every = [(w, k) for w in range(len(epochs)) for k in range(len(epochs[w]))]
+    if rule == "paper":
+        if pcs is None:
+            raise ValueError("the paper's order needs each request's instruction address")
+        ranks = {(w, k): (it, pc, w) for w in range(len(pcs)) for k, (it, pc) in enumerate(paper_ranks(pcs[w]))}
+        return sorted(every, key=lambda r: ranks[r])
     return sorted(every, key=lambda r: rank(rule, epochs[r[0]][r[1]], r[0], r[1]))
+
+
+def paper_ranks(pcs: Sequence[int]) -> list[tuple[int, int]]:
+    """One warp's accesses as the paper orders them: (iteration, instruction address) each.
+
+    Paper 001 (Sec. III-E): the unit waits for "the warp with the smallest warp
+    index and the smallest block ID that still has the global load/store
+    instruction with the lowest instruction address"; the accesses of one path
+    go to L1 before those of the next.  Where a warp comes back to an address
+    not above the last one it accessed (a loop repeats, or a path laid out
+    earlier runs later), a new iteration starts: iterations go in order, and
+    within one, the lowest address first (then block, then warp)."""
+    out, it = [], 0
+    for k, pc in enumerate(pcs):
+        if k and pc <= pcs[k - 1]:
+            it += 1
+        out.append((it, pc))
+    return out
 
 
 def sorts_before(A: Any, a: Sequence[Any], b: Sequence[Any]) -> Any:
@@ -47,23 +73,39 @@ def sorts_before(A: Any, a: Sequence[Any], b: Sequence[Any]) -> Any:
 class ReferenceOrder:
     """The static order over symbolic streams, as the successor of the last request sent."""
 
-    def __init__(self, warps: int, length: int, rule: str) -> None:
+    def __init__(self, warps: int, length: int, rule: str, barriers: int | None = None) -> None:
         if rule not in RULES:
             raise ValueError(f"unknown order {rule!r}")
         self.warps, self.length, self.rule = warps, length, rule
+        self.barriers = length if barriers is None else barriers
 
     def epoch(self, A: Any, s: dict, w: int, k: int) -> Any:
-        """Barriers passed by warp ``w`` up to its k-th request."""
-        return A.count([s[f"bar.{w}.{j}"] for j in range(k + 1)])
+        """Barriers passed by warp ``w`` up to its k-th request (at most ``barriers`` count)."""
+        passed = A.count([s[f"bar.{w}.{j}"] for j in range(k + 1)])
+        return A.ite(A.lt(passed, A.const(self.barriers)), passed, A.const(self.barriers))
 
     def present(self, A: Any, s: dict, w: int, k: int) -> Any:
         return A.lt(A.const(k), s[f"len.{w}"])
 
     def key(self, A: Any, s: dict, w: int, k: int) -> tuple[Any, ...]:
+        if self.rule == "paper":
+            return (*self.paper_rank(A, s, w, k), A.const(w))
         ek = self.epoch(A, s, w, k) if self.rule == "barrier" else A.const(0)
         return tuple(rank(self.rule, ek, A.const(w), A.const(k)))
 
+    def paper_rank(self, A: Any, s: dict, w: int, k: int) -> tuple[Any, Any]:
+        """(iteration, instruction address) of request (w, k), as :func:`paper_ranks` counts them."""
+        pcs = [s[f"pc.{w}.{j}"] for j in range(k + 1)]
+        back = [A.not_(A.lt(pcs[j - 1], pcs[j])) for j in range(1, k + 1)]  # not above the previous address
+        return A.count(back), pcs[k]
+
     def last_key(self, A: Any, s: dict, prefix: str = "r.") -> tuple[Any, ...]:
+        if self.rule == "paper":
+            lw, lk = s[f"{prefix}lw"], s[f"{prefix}lk"]
+            ranks = [[self.paper_rank(A, s, w, k) for k in range(self.length)] for w in range(self.warps)]
+            it = A.select([A.select([r[0] for r in row], lk) for row in ranks], lw)
+            pc = A.select([A.select([r[1] for r in row], lk) for row in ranks], lw)
+            return (it, pc, lw)
         return tuple(rank(self.rule, s[f"{prefix}le"], s[f"{prefix}lw"], s[f"{prefix}lk"]))
 
     def next_after(self, A: Any, s: dict, prefix: str = "r.") -> tuple[Any, Any, Any]:

@@ -12,6 +12,13 @@ argmin over its reordering configuration; the reference reads a sorted list.
 * ``wait``: once the static order's next request has been delivered, it goes
   to L1 within channel - 1 cycles (none is lost); the ghost (delivered
   requests, the wait) is the reference's, computed from the unit's inputs.
+* ``progress``: every request is sent within a bound and the run ends:
+  ``wait``, and the static order's next request, while not yet delivered,
+  is one the LD/ST side may deliver now (no barrier, no back-pressure and
+  no lost slot holds it).  So an LD/ST side that delivers the due request
+  when it may sends every request within requests x channel cycles; a unit
+  that hangs (a slot never freed, a request in the wrong channel, a dropped
+  delivery, a barrier deadlock) FAILs it.
 * ``deadlock``: never does the next request of the static order need a
   barrier that a request still unsent (hence, under ``order``, sent after it)
   holds.  A violation is a deadlock: the unit waits for a request the warp can
@@ -25,14 +32,14 @@ from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Trace
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.unit import SENT, WAITING, ReorderUnit
-from warpcheck.models.reorder.order import static_order
+from warpcheck.spec.reorder.reference import static_order
 from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, kinduction
 from warpcheck.verify.progress import Progress
 from warpcheck.verify.result import Result, Status
 
 Prop = Callable[[Any, State], Any]
-CHECKS = ("order", "deadlock", "misses", "wait")
+CHECKS = ("order", "deadlock", "misses", "wait", "progress")
 
 
 class Monitored(TransitionSystem):
@@ -43,7 +50,7 @@ class Monitored(TransitionSystem):
     def __init__(self, inner: ReorderUnit, expected_misses: int | None = None, wait: bool = False) -> None:
         self.inner, self.expected_misses, self.wait = inner, expected_misses, wait
         self.bound = inner.channel - 1  # the wait bound, as in verify.reorder.streams
-        self.order = static_order(inner.work.epochs, inner.order)
+        self.order = static_order(inner.work.epochs, inner.order, inner.work.pcs or None)
         self.prefix_counts = _prefix_counts(self.order, inner.work.warps)
         self.name = f"{inner.name}+ref"
 
@@ -84,6 +91,14 @@ class Monitored(TransitionSystem):
         if not self.wait:
             raise ConfigError("the wait check needs Monitored(..., wait=True)")
         return A.le(s["r.wait"], A.const(self.bound))
+
+    def progress_prop(self, A: Any, s: State) -> Any:
+        """``wait``, and the static order's next request, not yet delivered, may be delivered now (the run can end)."""
+        if not self.order:
+            return self.wait_prop(A, s)
+        bits = [s[f"r.d.{w}.{k}"] for w, k in self.order] + [A.true]
+        offered = [self.inner.deliverable(A, s, w, k) for w, k in self.order] + [A.true]  # the LD/ST side may
+        return A.and_(self.wait_prop(A, s), A.or_(A.select(bits, s["ref"]), A.select(offered, s["ref"])))
 
     def assume(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:
         return self.inner.assume(A, s, i)
@@ -149,7 +164,7 @@ class Monitored(TransitionSystem):
         if check not in CHECKS:
             raise ConfigError(f"unknown check {check!r}; known checks: {', '.join(CHECKS)}")
         return {"order": self.order_prop, "deadlock": self.deadlock_free, "misses": self.misses_prop,
-                "wait": self.wait_prop}[check]
+                "wait": self.wait_prop, "progress": self.progress_prop}[check]
 
 
 def _prefix_counts(order: list[tuple[int, int]], warps: int) -> list[list[int]]:

@@ -10,10 +10,19 @@ which sees only the unit's inputs (the LD/ST deliveries) and its output record
 * ``wait``: once the static order's next request has been delivered to the
   unit, it is sent within ``wait_bound`` cycles (so none is lost: a request
   dropped or stuck makes the reference wait for ever);
+* ``progress``: the static order's next request, while the LD/ST side has
+  not delivered it, is one the unit accepts now (its back-pressure and the
+  barrier rule let it in), unless the order itself deadlocks there (a request
+  of an earlier barrier epoch of its block sorts after it: the round order's
+  barrier deadlock, a property of the order, which ``--order barrier``
+  avoids).  With ``wait``: an LD/ST side that delivers the due request when
+  the unit accepts it gets every request sent within requests x channel
+  cycles, so a unit that accepts nothing, or hangs, FAILs;
 * ``misses``: the unit's L1 load misses equal those of the reference LRU replay
   of the static order, every cycle.
 
-``stream`` is the three together.  The proof is k-induction with lemmas the
+``order`` also checks that a request sent to L1 was delivered by its warp
+(no phantom request).  ``stream`` is all of them together.  The proof is k-induction with lemmas the
 solver proves first (nothing assumed); a FAIL's trace is a concrete stream and
 LD/ST schedule that ``warpcheck reorder replay`` reruns on the simulator.
 """
@@ -29,7 +38,7 @@ from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, kinduction
 from warpcheck.verify.result import Result, Status
 
-STREAM_CHECKS = ("stream", "order", "wait", "misses")
+STREAM_CHECKS = ("stream", "order", "wait", "progress", "misses")
 
 
 def wait_bound(channel: int) -> int:
@@ -50,7 +59,7 @@ class StreamMonitor(TransitionSystem):
         if not inner.work.symbolic or not inner.unit:
             raise ConfigError("the stream proof needs the unit (a ReorderUnit with unit=True) over symbolic streams")
         self.inner, work = inner, inner.work
-        self.ref = ReferenceOrder(work.warps, work.length, inner.order)
+        self.ref = ReferenceOrder(work.warps, work.length, inner.order, work.barriers)
         self.bound = wait_bound(inner.channel)
         self.rl1 = None
         if inner.l1 is not None:
@@ -64,7 +73,7 @@ class StreamMonitor(TransitionSystem):
               Var("r.ew", "int", -1, W - 1), Var("r.ek", "int", -1, n - 1), Var("r.wait", "int", 0, self.bound + 1),
               Var("r.ee", "int", -1, n), Var("r.el", "int", -1, self.inner.work.lines - 1),
               Var("r.n", "int", 0, W * n), Var("r.seq", "int", 0, W * n)]
-        vs += [Var(f"r.d.{w}.{k}", "bool") for w in range(W) for k in range(n)]
+        vs += [Var(f"r.d.{w}.{k}", "bool") for w in range(W) for k in range(n)] + [Var("r.acc", "bool"), Var("r.hang", "bool")]
         if self.rl1 is not None:
             vs += [Var(x, "int", -1, self.inner.work.lines - 1) for x in self.rl1.names()]
             vs += [Var("r.misses", "int", 0, W * n)]
@@ -81,6 +90,7 @@ class StreamMonitor(TransitionSystem):
         for v in self.state_vars()[len(self.inner.state_vars()):]:
             s[v.name] = A.false if v.kind == "bool" else A.const(0 if v.name in ("r.wait", "r.n", "r.seq",
                                                                                    "r.misses") else -1)
+        s["r.acc"] = A.true
         return s
 
     def assume(self, A: Any, s: State, i: Mapping[str, Any]) -> Any:
@@ -111,6 +121,11 @@ class StreamMonitor(TransitionSystem):
             nxt.update(ways)
             nxt["r.misses"] = A.min(A.add(s["r.misses"], A.ite(miss, A.const(1), A.const(0))),
                                     A.const(W * n))
+        # the unit's ready signal for the due request in this cycle's state, recorded (so a witness carries it as
+        # the trace has it) and judged one cycle later: a hang is a due request neither delivered nor accepted
+        acc = self.inner.assume(A, s, {"a_warp": ew, "a_idx": ek})
+        nxt["r.acc"] = acc
+        nxt["r.hang"] = A.not_(A.or_(self._delivered(A, s, ew, ek), acc, self._order_deadlock(A, s, ew, ee)))
         return nxt
 
     # -- properties --------------------------------------------------------------------
@@ -118,10 +133,41 @@ class StreamMonitor(TransitionSystem):
         """The record of a send is the static order's next request: warp, index, line, epoch, sequence number."""
         return A.implies(s["o_valid"], A.and_(A.ne(s["r.ew"], A.const(-1)), A.eq(s["o_warp"], s["r.ew"]),
                                               A.eq(s["o_idx"], s["r.ek"]), A.eq(s["o_line"], s["r.el"]),
-                                              A.eq(s["o_epoch"], s["r.ee"]), A.eq(s["o_seq"], s["r.seq"])))
+                                              A.eq(s["o_epoch"], s["r.ee"]), A.eq(s["o_seq"], s["r.seq"]),
+                                              self._delivered(A, s, s["r.ew"], s["r.ek"])))
 
     def wait_prop(self, A: Any, s: State) -> Any:
         return A.le(s["r.wait"], A.const(self.bound))
+
+    def progress_prop(self, A: Any, s: State) -> Any:
+        """In the previous cycle's state the due request, not yet delivered, was accepted (unless the order
+        deadlocks at its barrier)."""
+        return A.not_(s["r.hang"])
+
+    def _delivered(self, A: Any, s: State, w: Any, k: Any) -> Any:
+        """The reference's ghost: the LD/ST side delivered request (w, k) (false for w = -1)."""
+        W, n = self.inner.work.warps, self.inner.work.length
+        rows = [A.select([s[f"r.d.{q}.{j}"] for j in range(n)], A.max(k, A.const(0))) for q in range(W)]
+        return A.and_(A.ne(w, A.const(-1)), A.select(rows, A.max(w, A.const(0))))
+
+    def _order_deadlock(self, A: Any, s: State, w: Any, e: Any) -> Any:
+        """A present request of ``w``'s block, of an epoch below ``e``, sorts after the last one sent: the
+        order puts a barrier's holder behind the request that waits for it (never so under ``barrier``)."""
+        if self.ref.rule == "barrier":
+            return A.false
+        W, n = self.inner.work.warps, self.inner.work.length
+        started = A.ne(s["r.lw"], A.const(-1))
+        last = self.ref.last_key(A, s)
+        held = []
+        for q in range(W):
+            for p in range(W):
+                if self.inner.work.blocks[p] != self.inner.work.blocks[q]:
+                    continue
+                for j in range(n):
+                    unsent = A.or_(A.not_(started), sorts_before(A, last, self.ref.key(A, s, p, j)))
+                    held.append(A.and_(A.eq(w, A.const(q)), self.ref.present(A, s, p, j),
+                                       A.lt(self.ref.epoch(A, s, p, j), e), unsent))
+        return A.any_(held)
 
     def misses_prop(self, A: Any, s: State) -> Any:
         if self.rl1 is None:
@@ -136,6 +182,7 @@ class StreamMonitor(TransitionSystem):
 
     def parts(self, check: str) -> dict[str, Callable[[Any, State], Any]]:
         every: dict[str, Callable[[Any, State], Any]] = {"order": self.order_prop, "wait": self.wait_prop,
+                                                         "progress": self.progress_prop,
                                                          "misses": self.misses_prop}
         if check != "stream":
             return {check: every[check]}
