@@ -23,8 +23,8 @@ class Mutant:
     """One single-point bug: ``target`` (``module:attribute``) replaced by ``make(original)``.
 
     ``check`` names the comparison that must see it (``paths``, ``reconverge``,
-    ``uniform`` or ``bound``), on ``kernel`` (a path in the repository) with ``params`` for
-    every kernel parameter.
+    ``uniform`` or ``bound``), on ``kernel`` (a path in the repository; ``entry`` names the
+    kernel in a module with several) with ``params`` for every kernel parameter.
     """
 
     name: str
@@ -36,6 +36,7 @@ class Mutant:
     params: tuple[int, ...] = ()
     equivalent: bool = False
     seeds: tuple[int, ...] = field(default=(0, 1, 2))
+    entry: str | None = None
 
     @contextmanager
     def applied(self) -> Iterator[None]:
@@ -65,6 +66,14 @@ def _cp_async_as_int(make):
         ins = make(op, args, guard, line, lineno, spec, column)
         return replace(ins, cls="int", unit="") if op.startswith("cp.async.c") else ins
     return patched
+
+
+def _rcp_as_multiply(table):
+    return {**table, "rcp": replace(table["rcp"], cls="fmul")}
+
+
+def _local_on_chip(space_latencies):
+    return {**space_latencies, "local": space_latencies["shared"]}
 
 
 # -- the SIMT stack -----------------------------------------------------------
@@ -131,6 +140,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("cp-async-classed-int", "instruction classes: cp.async is costed as a one-cycle int op (its global "
            "read is not charged)", "models.kernels.ptx:_make", _cp_async_as_int, "bound",
            "examples/kernels/wmma_gemm.ptx", (0, 65536, 131072, 64)),
+    Mutant("rcp-costed-as-multiply", "instruction classes: rcp (a reciprocal, division class) is costed as a "
+           "float multiply (its class in the instruction table)", "models.kernels.opcodes:PTX_TABLE", _rcp_as_multiply,
+           "bound", "examples/kernels/backprop.ptx"),
+    Mutant("local-memory-on-chip", "instruction classes: local memory (off-chip, per-lane DRAM) is costed as "
+           "on-chip shared memory (its space's latency class)", "models.kernels.cfg:DEFAULT_SPACE_LATENCIES",
+           _local_on_chip, "bound", "examples/corpus/local_array.ptx", entry="_Z10local_pickPiPKiii"),
     Mutant("reconverge-at-branch-target", "SIMT stack: a divergent PTX branch reconverges at its target, "
            "not at its immediate post-dominator", "models.kernels.simt_stack:branch", _reconverge_at_target,
            "reconverge", "examples/kernels/nested_loops.ptx", (0, 2, 2)),
