@@ -131,15 +131,15 @@ def _bound(kernel, inputs, run) -> str | None:
     charged = path_cycles(kernel, (pc for b, _ in run.steps for pc in range(blocks[b].start, blocks[b].end)))
     alone = thread_paths(kernel, inputs, THREADS)
     least = warp_lower_bound(kernel, alone)
-    if bound < run.cycles:
-        return f"the WCET bound {bound} is below the concrete run's {run.cycles} cycles (loop bounds {bounds})"
-    if bound < charged:
-        return (f"the WCET bound {bound} is below the {charged} cycles of the concrete run charged by the "
-                f"instruction reference (the design's cost model charges it {run.cycles}; loop bounds {bounds})")
-    if bound < least:
+    if bound < least:  # the reference alone: threads run alone, charged by the instruction reference
         return (f"the WCET bound {bound} is below the {least} cycles the warp needs at least for its threads' "
                 f"paths alone (each instruction issued as often as the thread that runs it most, charged by "
                 f"the instruction reference; loop bounds {bounds})")
+    if bound < charged:
+        return (f"the WCET bound {bound} is below the {charged} cycles of the concrete run charged by the "
+                f"instruction reference (the design's cost model charges it {run.cycles}; loop bounds {bounds})")
+    if bound < run.cycles:
+        return f"the WCET bound {bound} is below the concrete run's {run.cycles} cycles (loop bounds {bounds})"
     return None
 
 

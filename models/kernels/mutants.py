@@ -125,6 +125,13 @@ def _partial_write_agrees(transfer):
     return patched
 
 
+def _guarded_write_forgets_old_value(decode):
+    def patched(self, pc, ins, per_lane):
+        info = decode(self, pc, ins, per_lane)
+        return info._replace(guarded=info.guard)  # under a guard, only the guard matters: the old value is dropped
+    return patched
+
+
 def _tid_agrees(source_varies):
     def patched(reg, varying):
         if reg in ("%tid.x", "SR_TID.X"):
@@ -166,6 +173,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("fragment-agrees", "value agreement: a wmma fragment loaded from one address is taken as the same "
            "in every thread (the instruction table's per-lane flag)", "models.kernels.opcodes:PTX_TABLE",
            _fragment_agrees, "uniform", "examples/kernels/fragment_branch.ptx", (0, 4096, 2)),
+    Mutant("guarded-write-forgets-old-value", "value agreement: a guarded write of an agreeing value under an "
+           "agreeing guard makes the register agree, though the threads whose guard fails keep their old value",
+           "models.kernels.value_agreement:RegisterBits._decode", _guarded_write_forgets_old_value, "bound",
+           "examples/sass/guarded_write.sass", (5,)),
     Mutant("tid-agrees", "value agreement: %tid.x is taken as the same in every thread",
            "models.kernels.value_agreement:source_varies", _tid_agrees, "uniform", "examples/sass/slides.sass", ()),
 ]}
