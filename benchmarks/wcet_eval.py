@@ -20,6 +20,7 @@ import sys
 import time
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from warpcheck.encodings.kernels.ipet import wcet
 from warpcheck.models.kernels.ptx import parse_ptx
@@ -52,10 +53,10 @@ def evaluate(path: Path, runs: int, repeat: int) -> dict:
     kernel = (parse_ptx if path.suffix == ".ptx" else parse_sass)(text, str(path))[0]
     spec = tomllib.loads(path.with_suffix(".toml").read_text())
     bounds = spec.get("loops", {})
-    row = {"kernel": path.name}
+    row: dict[str, Any] = {"kernel": path.name}
     for va in (True, False):
-        times, result, wcfg = [], None, None
-        for _ in range(repeat):
+        times = []
+        for _ in range(max(repeat, 1)):
             start = time.perf_counter()
             wcfg = build_warp_cfg(kernel, va)
             result, _ = wcet(wcfg, bounds, 0)
