@@ -40,12 +40,13 @@ def _cond(draw, sources):
 
 @s.composite
 def statements(draw, depth: int = 0):
-    """A body: one to three episodes (at depth 0), or a few statements of any kind inside a branch or loop."""
+    """A body: one or two episodes (at depth 0), or one or two statements inside a branch or loop (nesting
+    ends at depth 2, so that the warp-level CFG stays small)."""
     if depth == 0:
-        return [st for _ in range(draw(s.integers(1, 3))) for st in draw(episode(depth))]
-    kinds = ["work", "write", "guarded", "episode"] + (["if", "loop"] if depth < 3 else [])
+        return [st for _ in range(draw(s.integers(1, 2))) for st in draw(episode(depth))]
+    kinds = ["work", "write", "guarded"] + (["if", "loop", "episode"] if depth < 2 else [])
     out: list[tuple] = []
-    for _ in range(draw(s.integers(1, 3))):
+    for _ in range(draw(s.integers(1, 2))):
         kind = draw(s.sampled_from(kinds))
         out += draw(episode(depth)) if kind == "episode" else [draw(statement(kind, depth, draw(_target())))]
     return out
@@ -196,7 +197,7 @@ def test_value_agreement_never_hides_a_divergence_the_threads_alone_show(stmts, 
 
 
 @pytest.mark.slow
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(*cases)
 def test_value_agreement_never_hides_a_divergence_the_threads_alone_show_in_nested_kernels(stmts, seed, int_max):
     found = disagreement(stmts, seed, int_max)
@@ -225,7 +226,7 @@ def test_the_check_sees_each_value_agreement_mutant(mutant, stmts, expect):
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant", ["guarded-write-forgets-old-value", "partial-write-agrees", "tid-agrees"])
 def test_the_generator_finds_each_value_agreement_mutant(mutant):
-    @settings(max_examples=600, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(*focused)
     def probe(stmts, seed, int_max):
         assert disagreement(stmts, seed, int_max) is None
