@@ -13,6 +13,7 @@ from warpcheck.models.kernels.abstract_stack import from_concrete
 from warpcheck.models.kernels.cfg import CostModel
 from warpcheck.models.kernels.warp_cfg import END
 from warpcheck.sim.kernels.simt import run_warp
+from warpcheck.spec.kernels.reference import path_cycles
 from warpcheck.spec.kernels.thread_ops import WarpInputs
 
 from kernel_fixtures import ALL, kernel, warp_cfg
@@ -47,6 +48,9 @@ def check_run(path, run, value_agreement: bool) -> None:
     assert w.graph.has_edge(nodes[-1], END)
     bound = solve_highs(build_problem(w, observed_bounds(w, run), 0, cost())).wcet
     assert run.cycles <= bound, f"{path.name}: {run.cycles} cycles > IPET bound {bound}"
+    blocks = w.cfg.blocks  # the same run charged by the instruction reference, not by the design's table
+    charged = path_cycles(w.cfg.kernel, (pc for b, _ in run.steps for pc in range(blocks[b].start, blocks[b].end)))
+    assert charged == run.cycles, f"{path.name}: the reference charges the run {charged}, the cost model {run.cycles}"
 
 
 runs = s.tuples(s.sampled_from(ALL), s.lists(s.integers(0, 6), min_size=8, max_size=8), s.integers(0, 10 ** 6),

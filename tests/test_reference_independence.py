@@ -46,7 +46,7 @@ DOMAINS: dict[str, tuple[list[str], list[str]]] = {
     "kernels": (["models.kernels.opcodes", "models.kernels.ptx", "models.kernels.sass", "models.kernels.cfg",
                  "models.kernels.simt_stack", "models.kernels.abstract_stack", "models.kernels.value_agreement",
                  "models.kernels.warp_cfg", "encodings.kernels.ipet", "sim.kernels.simt"],
-                ["spec.kernels.reference", "spec.kernels.thread_ops"]),
+                ["spec.kernels.reference", "spec.kernels.thread_ops", "spec.kernels.instructions"]),
     "reorder": (["models.reorder.unit", "models.reorder.l1", "models.reorder.order", "models.reorder.mutants"],
                 ["spec.reorder.reference", "spec.reorder.reference_l1", "spec.reorder.l1_replay"]),
 }

@@ -47,7 +47,7 @@ def check(m: Mutant, seed: int) -> str | None:
     from warpcheck.models.kernels.cfg import CostModel
     from warpcheck.sim.kernels.simt import run_warp
 
-    kernel = load_kernel(str(checkout("kernels mutation suite") / m.kernel))
+    kernel = load_kernel(str(checkout("kernels mutation suite") / m.kernel), m.entry)
     inputs = _inputs(kernel, m, seed)
     run = run_warp(kernel, inputs, THREADS, CostModel())
     return {"paths": _paths, "reconverge": _reconverge, "uniform": _uniform, "bound": _bound}[m.check](kernel, inputs, run)
@@ -118,21 +118,28 @@ def _bound(kernel, inputs, run) -> str | None:
     from warpcheck.encodings.kernels.ipet import wcet
     from warpcheck.models.kernels.cfg import CostModel
     from warpcheck.models.kernels.warp_cfg import build_warp_cfg
-    from warpcheck.spec.kernels.reference import path_cycles, thread_paths
+    from warpcheck.spec.kernels.reference import path_cycles, thread_paths, warp_lower_bound
 
-    cost = CostModel()
     w = build_warp_cfg(kernel)
     bounds: dict[str, int] = {}
     for (_, header), count in run.header_counts.items():
         label = w.cfg.blocks[header].label
         bounds[label] = max(bounds.get(label, 0), count)
-    bound = wcet(w, bounds, 0, cost)[0].wcet
-    alone = [path_cycles(kernel, p, cost.latencies, cost.space_latencies) for p in thread_paths(kernel, inputs, THREADS)]
+    bound = wcet(w, bounds, 0, CostModel())[0].wcet
+    # the run's steps (block, mask) read as pcs: the same warp run, each instruction charged by the reference
+    blocks = w.cfg.blocks
+    charged = path_cycles(kernel, (pc for b, _ in run.steps for pc in range(blocks[b].start, blocks[b].end)))
+    alone = thread_paths(kernel, inputs, THREADS)
+    least = warp_lower_bound(kernel, alone)
+    if bound < least:  # the reference alone: threads run alone, charged by the instruction reference
+        return (f"the WCET bound {bound} is below the {least} cycles the warp needs at least for its threads' "
+                f"paths alone (each instruction issued as often as the thread that runs it most, charged by "
+                f"the instruction reference; loop bounds {bounds})")
+    if bound < charged:
+        return (f"the WCET bound {bound} is below the {charged} cycles of the concrete run charged by the "
+                f"instruction reference (the design's cost model charges it {run.cycles}; loop bounds {bounds})")
     if bound < run.cycles:
         return f"the WCET bound {bound} is below the concrete run's {run.cycles} cycles (loop bounds {bounds})"
-    if bound < max(alone):
-        lane = alone.index(max(alone))
-        return f"the WCET bound {bound} is below thread {lane}'s {max(alone)} cycles alone (loop bounds {bounds})"
     return None
 
 

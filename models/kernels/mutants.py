@@ -23,8 +23,8 @@ class Mutant:
     """One single-point bug: ``target`` (``module:attribute``) replaced by ``make(original)``.
 
     ``check`` names the comparison that must see it (``paths``, ``reconverge``,
-    ``uniform`` or ``bound``), on ``kernel`` (a path in the repository) with ``params`` for
-    every kernel parameter.
+    ``uniform`` or ``bound``), on ``kernel`` (a path in the repository; ``entry`` names the
+    kernel in a module with several) with ``params`` for every kernel parameter.
     """
 
     name: str
@@ -36,6 +36,7 @@ class Mutant:
     params: tuple[int, ...] = ()
     equivalent: bool = False
     seeds: tuple[int, ...] = field(default=(0, 1, 2))
+    entry: str | None = None
 
     @contextmanager
     def applied(self) -> Iterator[None]:
@@ -65,6 +66,14 @@ def _cp_async_as_int(make):
         ins = make(op, args, guard, line, lineno, spec, column)
         return replace(ins, cls="int", unit="") if op.startswith("cp.async.c") else ins
     return patched
+
+
+def _rcp_as_multiply(table):
+    return {**table, "rcp": replace(table["rcp"], cls="fmul")}
+
+
+def _local_on_chip(space_latencies):
+    return {**space_latencies, "local": space_latencies["shared"]}
 
 
 # -- the SIMT stack -----------------------------------------------------------
@@ -116,6 +125,13 @@ def _partial_write_agrees(transfer):
     return patched
 
 
+def _guarded_write_forgets_old_value(decode):
+    def patched(self, pc, ins, per_lane):
+        info = decode(self, pc, ins, per_lane)
+        return info._replace(guarded=info.guard)  # under a guard, only the guard matters: the old value is dropped
+    return patched
+
+
 def _tid_agrees(source_varies):
     def patched(reg, varying):
         if reg in ("%tid.x", "SR_TID.X"):
@@ -131,6 +147,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("cp-async-classed-int", "instruction classes: cp.async is costed as a one-cycle int op (its global "
            "read is not charged)", "models.kernels.ptx:_make", _cp_async_as_int, "bound",
            "examples/kernels/wmma_gemm.ptx", (0, 65536, 131072, 64)),
+    Mutant("rcp-costed-as-multiply", "instruction classes: rcp (a reciprocal, division class) is costed as a "
+           "float multiply (its class in the instruction table)", "models.kernels.opcodes:PTX_TABLE", _rcp_as_multiply,
+           "bound", "examples/kernels/backprop.ptx"),
+    Mutant("local-memory-on-chip", "instruction classes: local memory (off-chip, per-lane DRAM) is costed as "
+           "on-chip shared memory (its space's latency class)", "models.kernels.cfg:DEFAULT_SPACE_LATENCIES",
+           _local_on_chip, "bound", "examples/corpus/local_array.ptx", entry="_Z10local_pickPiPKiii"),
     Mutant("reconverge-at-branch-target", "SIMT stack: a divergent PTX branch reconverges at its target, "
            "not at its immediate post-dominator", "models.kernels.simt_stack:branch", _reconverge_at_target,
            "reconverge", "examples/kernels/nested_loops.ptx", (0, 2, 2)),
@@ -151,6 +173,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in [
     Mutant("fragment-agrees", "value agreement: a wmma fragment loaded from one address is taken as the same "
            "in every thread (the instruction table's per-lane flag)", "models.kernels.opcodes:PTX_TABLE",
            _fragment_agrees, "uniform", "examples/kernels/fragment_branch.ptx", (0, 4096, 2)),
+    Mutant("guarded-write-forgets-old-value", "value agreement: a guarded write of an agreeing value under an "
+           "agreeing guard makes the register agree, though the threads whose guard fails keep their old value",
+           "models.kernels.value_agreement:RegisterBits._decode", _guarded_write_forgets_old_value, "bound",
+           "examples/sass/guarded_write.sass", (5,)),
     Mutant("tid-agrees", "value agreement: %tid.x is taken as the same in every thread",
            "models.kernels.value_agreement:source_varies", _tid_agrees, "uniform", "examples/sass/slides.sass", ()),
 ]}

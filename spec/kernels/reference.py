@@ -13,21 +13,25 @@ What the reference gives:
   (stack, reconvergence, exits) makes each of its threads execute exactly this
   sequence, whatever the interleaving of the paths, as long as the threads do
   not exchange values (no shuffles, votes or elections: refused here);
-* :func:`path_cycles`: a thread's time alone, each instruction charged by what
-  the thread was seen to do: an instruction that read or wrote memory costs
-  the latency of the space it touched, any other the latency of its class.
-  The warp issues every instruction any of its threads executes, so its time
-  is at least the largest of these: a WCET bound below it is unsound.
+* :func:`path_cycles`: the time of a sequence of pcs (a thread's path, or the
+  pcs of a warp run's steps), each instruction charged by the instruction
+  reference (:mod:`warpcheck.spec.kernels.instructions`: its opcode as the PTX
+  ISA reads it, not the class the front end gave it);
+* :func:`warp_lower_bound`: the warp issues each instruction at least as often
+  as the thread that executes it most, so its time is at least the sum of
+  those counts times their costs: a WCET bound below it is unsound.
 
 It imports nothing of the design (``tests/test_reference_independence.py``).
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Kernel
+from warpcheck.spec.kernels.instructions import DEFAULT_CYCLES, cycles
 from warpcheck.spec.kernels.thread_ops import Machine, ThreadState, WarpInputs
 
 # Instructions whose result depends on other threads: a thread alone cannot run them.
@@ -99,21 +103,46 @@ def _run_alone(kernel: Kernel, inputs: WarpInputs, lane: int, threads: int, warp
     return path
 
 
-def path_cycles(kernel: Kernel, path: ThreadPath, latencies: Mapping[str, int],
-                space_latencies: Mapping[str, int]) -> int:
-    """A thread's time alone: a memory access costs its space's latency, any other instruction its class's.
+def path_cycles(kernel: Kernel, pcs: Iterable[int], table: Mapping[str, int] = DEFAULT_CYCLES) -> int:
+    """The cycles of executing ``pcs`` in turn, each instruction charged by the instruction reference.
 
-    ``latencies`` maps every class (and ``mem``, the latency of global and local
-    memory); ``space_latencies`` the cheaper spaces (``shared``, ``param``, ``const``).
+    The charge comes from the opcode as written (:mod:`warpcheck.spec.kernels.instructions`),
+    never from the class, unit or space the front end gave the instruction: a thread's
+    path gives its time alone, the pcs of a warp run's steps the run's time.
+    ``table``: cycles per latency class (the cost model's defaults when not given).
     """
+    cost: dict[int, int] = {}
     total = 0
-    for pc, spaces in zip(path.pcs, path.touched):
-        if spaces:
-            total += max(space_latencies.get(s, latencies["mem"]) for s in spaces)
-        else:
-            ins = kernel.instructions[pc]
-            total += latencies[ins.cls] if ins.cls != "mem" else 0
+    for pc in pcs:
+        if pc not in cost:
+            cost[pc] = _cycles(kernel, pc, table)
+        total += cost[pc]
     return total
+
+
+def warp_lower_bound(kernel: Kernel, paths: list[ThreadPath], table: Mapping[str, int] = DEFAULT_CYCLES) -> int:
+    """The fewest cycles a warp whose threads take ``paths`` can run, charged by the instruction reference.
+
+    Each issue of an instruction serves each thread at most once, so the warp issues the
+    instruction at ``pc`` at least as often as the thread that executes it most: the sum
+    over pcs of that count times the pc's cost.  It holds for any stack and any
+    reconvergence, and it exceeds every single thread's time when threads take different
+    sides of a branch, which a branch wrongly called uniform leaves out of the bound.
+    """
+    most: dict[int, int] = {}
+    for path in paths:
+        for pc, n in Counter(path.pcs).items():
+            most[pc] = max(most.get(pc, 0), n)
+    return sum(_cycles(kernel, pc, table) * n for pc, n in most.items())
+
+
+def _cycles(kernel: Kernel, pc: int, table: Mapping[str, int]) -> int:
+    ins = kernel.instructions[pc]
+    try:
+        return cycles(ins.opcode, table)
+    except ValueError:
+        raise ConfigError(f"{kernel.where(ins)}: {ins.opcode} is not in the instruction reference "
+                          "(spec/kernels/instructions.py); add it there") from None
 
 
 def immediate_post_dominators(kernel: Kernel) -> dict[int, int | None]:
