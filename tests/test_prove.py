@@ -152,3 +152,21 @@ def test_a_counterexample_at_few_warps_lifts_to_eight_and_replays_there():
     assert lifted is not None
     trace, frame = lifted
     assert lift._replay(oracle(FrontEnd(cfg)), trace.params, trace.inputs)[1] == frame
+
+
+def test_a_step_case_unsat_only_because_its_hypotheses_are_is_no_pass():
+    """A model whose input assumption admits no input has no step at all: every step case is unsat, and
+    k-induction must say the proof is vacuous instead of PASS (the same checked model with its real
+    assumption PASSes, so the difference is the vacuity check)."""
+    checked = get_property("exact").checked(FrontEnd(SMConfig(warps=2, design="swas", issue_policy="gtlrr")))
+
+    class NoStep(type(checked)):  # type: ignore[misc]
+        def assume(self, A, s, i):
+            return A.false
+
+    vacuous = NoStep.__new__(NoStep)
+    vacuous.__dict__.update(checked.__dict__)
+    r = kinduction(vacuous, vacuous.agree, 2, use_lemmas=False)
+    assert r.status.value == "ERROR" and "vacuous" in r.message, r
+    real = kinduction(checked, checked.agree, 2)
+    assert real.status.value == "PASS" and "hypotheses satisfiable" in real.message

@@ -170,6 +170,11 @@ class _StepCase:
         self.s.add(z3.Implies(bad, z3.Not(self.u.holds(self.prop, k))))
         return _check(self.s, self.dl, bad)
 
+    def satisfiable(self) -> z3.CheckSatResult:
+        """Do the step's hypotheses (lemmas, steps, the property before the last state) have a model at all?
+        An unsat step case proves nothing when they do not (contradictory lemmas or transitions)."""
+        return _check(self.s, self.dl, z3.BoolVal(True))
+
 
 class _BaseCase:
     """Incremental base case: is prop violated exactly at depth k from an initial state?"""
@@ -222,12 +227,27 @@ def kinduction(ts: TransitionSystem, prop: Prop, max_k: int = 8, timeout: float 
         if progress:
             progress(f"k-induction k={k + 1}: base case holds to depth {k}, step case {r}")
         if r == z3.unsat:
-            return Result(Status.PASS, "kind", k + 1, seconds=dl.elapsed(), lemmas=names,
-                          rejected_lemmas=rejected, message=f"{k + 1}-inductive with {len(proved)} proved lemmas")
+            return _unless_vacuous(step, k, dl, names, rejected, progress)
         if r != z3.sat:
             return _gave_up("kind", k, dl, k, "step case gave up")
     return Result(Status.UNKNOWN, "kind", max_k, seconds=dl.elapsed(), lemmas=names, rejected_lemmas=rejected,
                   message=f"not {max_k + 1}-inductive; no violation up to depth {max_k}")
+
+
+def _unless_vacuous(step: _StepCase, k: int, dl: Deadline, names: list[str], rejected: list[str],
+                    progress: Progress | None) -> Result:
+    """The PASS of an unsat step case, once its hypotheses are shown satisfiable (else no PASS)."""
+    r = step.satisfiable()
+    if progress:
+        progress(f"k-induction k={k + 1}: the step's hypotheses are {'satisfiable' if r == z3.sat else r}")
+    if r == z3.sat:
+        return Result(Status.PASS, "kind", k + 1, seconds=dl.elapsed(), lemmas=names, rejected_lemmas=rejected,
+                      message=f"{k + 1}-inductive with {len(names)} proved lemmas (the step's hypotheses satisfiable)")
+    if r == z3.unsat:
+        return Result(Status.ERROR, "kind", k, seconds=dl.elapsed(), lemmas=names, rejected_lemmas=rejected,
+                      message="the step case is unsat only because its hypotheses are: the lemmas and the "
+                              "transition contradict each other (a vacuous proof, not a PASS)")
+    return _gave_up("kind", k, dl, k, "the step case holds but its non-vacuity was not shown")
 
 
 def cover(ts: TransitionSystem, target: Prop, depth: int, timeout: float | None = None) -> Result:
