@@ -19,6 +19,8 @@ EPILOG = f"""examples:
   warpcheck simulate all --design both --fetch lrr --issue gtlrr,lrr --json
   warpcheck simulate examples/workloads/saxpy.toml --design swas --policy gtlrr
   warpcheck simulate --list
+  warpcheck simulate --ptx examples/kernels/saxpy_rows.ptx --block 128 --param 0=0 --param 1=65536 \
+      --param 2=0 --param 3=128 --param 4=1 --param 5=8 --design both
   warpcheck simulate --kernels K1.toml,K2.toml --policy lrr,gto,qaws --budget K1=1 --budget K2=4
 
 --fetch, --issue and --policy take a comma-separated list of policies or 'all':
@@ -61,8 +63,28 @@ def register(sub: Any) -> None:
     p.add_argument("--timeout", type=positive_seconds, default=S.timeout, metavar="S",
                    help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {S.timeout:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    _ptx_options(p)
     kernels_sim.add_options(p)
     p.set_defaults(func=_simulate)
+
+
+def _ptx_options(p: argparse.ArgumentParser) -> None:
+    """A real kernel instead of workloads: the PTX file, its launch (as ``analyze`` takes it), the data cache."""
+    S = SimulateOptions
+    g = p.add_argument_group("a PTX kernel (its launch as for analyze; all its warps on one SM)")
+    g.add_argument("--ptx", type=INPUT, metavar="FILE.ptx", help="run this PTX kernel's warps instead of workloads")
+    g.add_argument("--entry", metavar="NAME", help="the kernel, in a module with several")
+    g.add_argument("--grid", metavar="X[,Y[,Z]]", help="blocks of the grid (default 1)")
+    g.add_argument("--block", metavar="X[,Y[,Z]]", help="threads of a block (default 32 x --warps)")
+    g.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="a kernel parameter, by name, by the suffix after its last '_', or by index (repeatable)")
+    g.add_argument("--line-bytes", type=int, metavar="N", help=f"L1 line size (default {S.line_bytes})")
+    g.add_argument("--dcache", metavar="SIZE:WAYS|off",
+                   help=f"the L1 data cache, LRU (default {S.dcache}); off: every access takes --dcache-miss")
+    g.add_argument("--dcache-hit", type=int, metavar="N", help=f"cycles of an L1 hit (default {S.dcache_hit})")
+    g.add_argument("--dcache-miss", type=int, metavar="N", help=f"cycles of an L1 miss (default {S.dcache_miss})")
+    g.add_argument("--unit", action="store_true", default=None,
+                   help="put the load/store reordering unit in front of the L1")
 
 
 def _list(a: argparse.Namespace) -> int:
