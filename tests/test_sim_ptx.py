@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from warpcheck import simulate
+from warpcheck import SimulateOptions, simulate
 from warpcheck._reorder.launch import bind_params, run_analysis, workload
 from warpcheck._reorder.options import LaunchOptions
 from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.frontend.config import SMConfig
+from warpcheck.models.frontend.policies import POLICIES
 from warpcheck.models.kernels.cfg import KernelCFG
 from warpcheck.models.kernels.kernel import CLASS_INDEX
 from warpcheck.models.reorder.l1 import L1Spec
@@ -104,11 +105,17 @@ def test_simulate_ptx_from_the_library():
     ({"ptx": HOTSPOT, "block": 64, "dcache": "3K:4"}, "dcache", "power of two"),
     ({"ptx": HOTSPOT, "block": 64, "dcache_hit": 30, "dcache_miss": 20}, "dcache_miss", "must be >= 30"),
     ({"ptx": HOTSPOT, "block": 4096}, "block", "ceiling"),
+    ({"ptx": HOTSPOT, "block": 64, "policy": "lrr,qaws"}, "policy", "'qaws', whose update reads eligibility"),
 ])
 def test_bad_ptx_options_are_refused_by_name(keywords, option, problem):
     with pytest.raises(OptionError, match=problem) as e:
         simulate(**keywords)
     assert e.value.option == option
+
+
+def test_all_policies_of_a_ptx_run_are_those_it_takes():
+    o = SimulateOptions(ptx=HOTSPOT, block=64, issue="all", policy="all")
+    assert "qaws" not in o.issue and o.policy == tuple(p for p in POLICIES if p != "qaws")
 
 
 def test_a_data_dependent_branch_is_refused_by_name():

@@ -264,6 +264,17 @@ def _policy_list(option: str, value: Any, warps: int) -> tuple[str, ...] | None:
     return tuple(_known(option, value, canonical_policy(n) if isinstance(n, str) else n) for n in names)
 
 
+def _held_policies(option: str, value: Any, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The issue policies of a PTX run: ``all`` leaves out those whose update reads eligibility, a name is refused."""
+    if names is None:
+        return None
+    reading = [n for n in names if n in POLICIES and POLICIES[n].reads_elig]
+    if reading and value != "all":
+        raise OptionError(option, value, f"names {reading[0]!r}, whose update reads eligibility; a PTX run holds warps "
+                                         "for their loads and takes the other policies")
+    return tuple(n for n in names if n not in reading)
+
+
 @dataclass(frozen=True)
 class SimulateOptions:
     """``warpcheck simulate``: workloads run cycle by cycle on the front ends, with IPC and scheduling errors.
@@ -327,8 +338,11 @@ class SimulateOptions:
                memory=gib("memory", self.memory))
         self._check_ptx()
         W = self.sm.warps
+        raw = {"issue": self.issue, "policy": self.policy}
         settle(self, fetch=_policy_list("fetch", self.fetch, W), issue=_policy_list("issue", self.issue, W),
                policy=_policy_list("policy", self.policy, W))
+        if self.ptx is not None:
+            settle(self, **{f: _held_policies(f, raw[f], getattr(self, f)) for f in raw})
 
     def _check_ptx(self) -> None:
         """The PTX launch and data-cache fields: each checked, and the launch's only with ``ptx``."""

@@ -189,12 +189,13 @@ class PtxRun:
         self.now = self.active = 0
         self.n = _Counts()
         self.done_keys = [f"w{w}.done" for w in range(fe.W)]
+        self.hold_keys = [f"m{w}.hold" for w in range(fe.W)]
 
     def cycle(self) -> None:
         """One clock cycle: holds, the front end's step with its metrics, then the memory side."""
         m, now, n = self.mem, self.now, self.n
         m.open_barriers()
-        self.holds = {f"m{w}.hold": m.held(w, now) for w in range(self.config.warps)}
+        self.holds = {k: m.held(w, now) for w, k in enumerate(self.hold_keys)}
         i = {**self.feeder.inputs(self.s), **self.holds}
         o1, o2 = self.osched1(self.s, i), self.osched2(self.s, i)
         self.s = self.step(self.s, i)

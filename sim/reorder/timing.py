@@ -156,6 +156,7 @@ class _Memory:
         self.pos = [0] * len(traces)  # next instruction of each warp's trace (the head, once fetched)
         self.bars = [[sum(1 for q, _ in t[:j] if self._bar(q)) for j in range(len(t) + 1)] for t in traces]
         self.opened = {b: 0 for b in work.blocks}
+        self.peers = {b: [w for w in range(len(traces)) if work.blocks[w] == b] for b in self.opened}
         self.sets: dict[int, tuple[int, ...]] = {}
         self.order: list[tuple[int, int]] = []
         self.loads = self.misses = self.end = 0
@@ -169,8 +170,7 @@ class _Memory:
         return self.bars[w][p] + 1 if p < len(t) and self._bar(t[p][0]) else 0
 
     def open_barriers(self) -> None:
-        for b in self.opened:
-            peers = [w for w in range(len(self.traces)) if self.work.blocks[w] == b]
+        for b, peers in self.peers.items():
             ks = {self.at_barrier(w) for w in peers if self.pos[w] < len(self.traces[w])}
             quiet = not any(q in peers for q, _ in self.pending)
             if len(ks) == 1 and 0 not in ks and quiet:
