@@ -1,6 +1,8 @@
 """PTX kernels on the front ends: each warp's stream is its SIMT run alone; the data cache is the L1 model's."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from warpcheck import SimulateOptions, simulate
@@ -122,3 +124,14 @@ def test_a_data_dependent_branch_is_refused_by_name():
     """bfs branches on loaded data: the simulator cannot run it and says where."""
     with pytest.raises(ConfigError, match=r"bfs\.ptx:\d+.*depends on loaded data"):
         simulate(ptx="examples/kernels/bfs.ptx", block=32, param={str(k): k << 16 for k in range(7)})
+
+
+def test_the_verb_runs_a_ptx_kernel_and_refuses_it_with_kernels(capsys):
+    from warpcheck.cli.main import main
+    argv = ["simulate", "--ptx", HOTSPOT, "--block", "64", "--dcache", "1K:2", "--json",
+            *[f"--param={k}={v}" for k, v in PARAMS.items()]]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["l1_loads"] for r in out["runs"]] == [12, 12] and out["config"]["warps"] == 2
+    assert main([*argv, "--kernels", "psort,psort"]) == 2
+    assert "--ptx" in capsys.readouterr().err

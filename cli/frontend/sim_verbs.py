@@ -10,6 +10,7 @@ from warpcheck._frontend.options import SIMULATE_WARPS
 from warpcheck.cli.frontend.verbs import progress, show
 from warpcheck.cli.options import INPUT, positive_seconds, record_from_args
 from warpcheck.cli.qaws import kernels_sim
+from warpcheck.models.errors import OptionError
 from warpcheck.models.frontend.policies import POLICIES
 from warpcheck.sim.frontend.metrics import ENGINES
 from warpcheck.sim.frontend.suite import BUILTIN
@@ -19,15 +20,17 @@ EPILOG = f"""examples:
   warpcheck simulate all --design both --fetch lrr --issue gtlrr,lrr --json
   warpcheck simulate examples/workloads/saxpy.toml --design swas --policy gtlrr
   warpcheck simulate --list
-  warpcheck simulate --ptx examples/kernels/saxpy_rows.ptx --block 128 --param 0=0 --param 1=65536 \
-      --param 2=0 --param 3=128 --param 4=1 --param 5=8 --design both
+  warpcheck simulate --ptx examples/kernels/hotspot.ptx --block 64 --param 0=0 --param 1=1048576 --param 2=40 --param 3=1 --param 4=3 --param 5=0
   warpcheck simulate --kernels K1.toml,K2.toml --policy lrr,gto,qaws --budget K1=1 --budget K2=4
 
 --fetch, --issue and --policy take a comma-separated list of policies or 'all':
 {", ".join(POLICIES)} (gto is gtlo); --kernels runs lrr, gto and qaws.
 The baseline runs every fetch x issue pair; SWaS runs every --policy (default:
-the --issue list).  Metrics (Crouzet et al., Sec. VI-A5): committed = non-NOP
-warp instructions issued x threads per warp, IPC = committed / cycles,
+the --issue list).  --ptx runs a PTX kernel's warps (every warp of the launch on
+one SM), global accesses through the L1 --dcache, behind the reordering unit
+with --unit; the table adds dcache, l1_loads and l1_misses.
+Metrics (Crouzet et al., Sec. VI-A5): committed = non-NOP warp instructions
+issued x threads per warp, IPC = committed / cycles,
 discrepancies = cycles where the issued warp differs from osched1's choice,
 errors = the same against osched2, error_rate = errors / cycles.
 exit codes: 0 success (every run finished), 1 some run hit --max-cycles, 2 bad input, 5 ERROR,\n130 interrupted"""
@@ -103,6 +106,8 @@ def _simulate(a: argparse.Namespace) -> int:
     if a.list:
         return _list(a)
     options = record_from_args(SimulateOptions, a, workloads=[*a.workloads, *a.workload])
+    if a.kernels is not None and options.ptx is not None:
+        raise OptionError("ptx", options.ptx, "given with --kernels; run either a PTX kernel or several workloads")
     if a.kernels is not None:
         a.max_cycles, a.engine, a.scale = options.max_cycles, options.engine, options.scale  # the record's defaults
         return kernels_sim.simulate_kernels(a, options.sm, options.icache)  # type: ignore[arg-type]
