@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +23,8 @@ from warpcheck.sim.reorder.timing import stream_of
 from warpcheck.spec.kernels.thread_ops import WarpInputs
 from warpcheck.spec.reorder.l1_replay import replay
 
-HOTSPOT = "examples/kernels/hotspot.ptx"
+ROOT = Path(__file__).resolve().parents[1]
+HOTSPOT = str(ROOT / "examples" / "kernels" / "hotspot.ptx")
 # two warps, cols = 40: warp 1 has 8 live lanes, the border cells diverge from the interior ones
 PARAMS = {"0": 0, "1": 1 << 20, "2": 40, "3": 1, "4": 3, "5": 0}
 SMALL = L1Spec(1024, 2)  # 8 lines: the order of the warps changes hits and misses
@@ -123,7 +125,7 @@ def test_all_policies_of_a_ptx_run_are_those_it_takes():
 def test_a_data_dependent_branch_is_refused_by_name():
     """bfs branches on loaded data: the simulator cannot run it and says where."""
     with pytest.raises(ConfigError, match=r"bfs\.ptx:\d+.*depends on loaded data"):
-        simulate(ptx="examples/kernels/bfs.ptx", block=32, param={str(k): k << 16 for k in range(7)})
+        simulate(ptx=str(ROOT / "examples" / "kernels" / "bfs.ptx"), block=32, param={str(k): k << 16 for k in range(7)})
 
 
 def test_the_verb_runs_a_ptx_kernel_and_refuses_it_with_kernels(capsys):
