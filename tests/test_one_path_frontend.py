@@ -57,7 +57,9 @@ SKIPPED = {
     "warpcheck simulate psort --memory 0.01 --json": "an out-of-memory stop (tested in test_contract_*)",
 }
 SLOW_PREFIXES = ("warpcheck simulate --kernels",  # the qaws domain's multi-kernel runs
-                 "warpcheck simulate all", "warpcheck simulate psort --fetch all")
+                 "warpcheck simulate all", "warpcheck simulate psort --fetch all",
+                 "warpcheck simulate --ptx examples/kernels/hotspot.ptx --block 1024",  # W = 32 PTX runs: minutes
+                 "warpcheck simulate --ptx examples/kernels/kmeans.ptx")
 
 
 def _docs_commands() -> list[str]:

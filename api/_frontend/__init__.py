@@ -24,6 +24,7 @@ from warpcheck._frontend.jobs import RunResult, run_jobs
 from warpcheck._frontend.options import (DemoOptions, ExportOptions, Policyish, ProveOptions, ReplayOptions,
                                          RunOptions, SimulateOptions)
 from warpcheck._frontend.proof import ProveOutcome, prove_run
+from warpcheck._frontend.ptx_simulate import run_ptx
 from warpcheck._frontend.witness_replay import ReplayOutcome, replay_run
 from warpcheck._guard import bounded
 from warpcheck._values import build, callback, flag
@@ -199,12 +200,16 @@ class SimulationResult:
 
     def report(self) -> str:
         """The table ``warpcheck simulate`` prints."""
-        unfinished = [f"{r.workload}/{r.design}/{r.policies}" for r in self.runs if not r.finished]
+        stuck = [f"{r.workload}/{r.design}/{r.policies}" for r in self.runs if getattr(r, "deadlock", False)]
+        unfinished = [f"{r.workload}/{r.design}/{r.policies}" for r in self.runs
+                      if not r.finished and not getattr(r, "deadlock", False)]
         tail = f"\nnot finished within {self.max_cycles} cycles: {', '.join(unfinished)}" if unfinished else ""
+        if stuck:
+            tail += f"\ndeadlocked (nothing moved while work was left): {', '.join(stuck)}"
         return table(self.runs) + tail
 
 
-def simulate(workloads: str | Sequence[str], design: str | None = None, policy: Any = None,
+def simulate(workloads: str | Sequence[str] = (), design: str | None = None, policy: Any = None,
              warps: int | None = None, *, progress: Progress = None, **options: Any) -> SimulationResult:
     """Run workloads (built-in names, ``"all"``, or TOML files) cycle by cycle; measure IPC and scheduling errors.
 
@@ -214,6 +219,9 @@ def simulate(workloads: str | Sequence[str], design: str | None = None, policy: 
     a comma list, ``"all"``, a :class:`UserPolicy` or a list of them;
     ``warps`` (default 8), ``max_cycles``, ``scale``, ``icache`` (``"16x4"``),
     ``engine``, ``config`` and the SM settings ``t_fetch``, ``ibuffer``, ...
+    With ``ptx`` (and ``entry``, ``grid``, ``block``, ``param``) it runs a real
+    kernel's warps instead, their global accesses through the L1 ``dcache``
+    (``"16K:4"``, or ``"off"``), behind the reordering unit with ``unit=True``.
     """
     keywords = {"workloads": workloads, **_given(design=design, policy=policy, warps=warps), **options}
     callback("progress", progress)
@@ -222,16 +230,15 @@ def simulate(workloads: str | Sequence[str], design: str | None = None, policy: 
 
 def simulate_options(o: SimulateOptions, progress: Progress = None) -> SimulationResult:
     """:func:`simulate` on a record already built (the verb's path)."""
+    if o.ptx is not None:
+        return _simulate_ptx(o, progress)
     names = list(o.workloads)
     if not names:
         raise ConfigError("no workload given; name a built-in one (e.g. 'psort'; the command line lists them with "
                           "--list), 'all', or a workload TOML file")
     if "all" in names:
         names = [n for n in names if n != "all"] + list(BUILTIN)
-    base = o.sm
-    issue = list(o.issue or [base.issue_policy])
-    designs = ("baseline", "swas") if o.design == "both" else (o.design,)
-    configs = configurations(base, list(o.fetch or [base.fetch_policy]), issue, list(o.policy or issue), designs)
+    base, configs = o.sm, _configurations(o)
     rows: list[Metrics] = []
     with bounded(o.timeout, o.memory):
         for w in [resolve(n) for n in names]:
@@ -240,6 +247,20 @@ def simulate_options(o: SimulateOptions, progress: Progress = None) -> Simulatio
                 progress(f"{w.name}: {len(configs)} run(s)")
             rows += compare(w, configs, o.max_cycles, o.icache, o.engine)
     return SimulationResult(rows, base, o.icache, o.max_cycles)  # type: ignore[arg-type]
+
+
+def _configurations(o: SimulateOptions) -> list[SMConfig]:
+    """The baseline for each fetch x issue pair and SWaS for each policy, as the options name them."""
+    base = o.sm
+    issue = list(o.issue or [base.issue_policy])
+    designs = ("baseline", "swas") if o.design == "both" else (o.design,)
+    return configurations(base, list(o.fetch or [base.fetch_policy]), issue, list(o.policy or issue), designs)
+
+
+def _simulate_ptx(o: SimulateOptions, progress: Progress) -> SimulationResult:
+    with bounded(o.timeout, o.memory):
+        rows: list[Metrics] = list(run_ptx(o, _configurations(o), progress))
+    return SimulationResult(rows, o.sm, o.icache, o.max_cycles)  # type: ignore[arg-type]
 
 
 def demo(*, progress: Progress = None, **options: Any) -> DemoResult:

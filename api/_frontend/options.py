@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any, Sequence, Union
 
 from warpcheck._policy import UserPolicy, policy_name
+from warpcheck._reorder.options import MAX_LINE_BYTES, LaunchOptions, dims, params
 from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, flag, gib, integer, number, one_of, optional_integer,
                                path, seconds, settle, text, whole)
 from warpcheck.models.errors import OptionError
@@ -20,7 +21,10 @@ from warpcheck.models.file_schemas import MAX_LATENCY, MAX_REPLAY_CYCLES, MAX_ST
 from warpcheck.models.frontend.config import DESIGNS, SMConfig, canonical_policy, config_from_mapping, load_config
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.frontend.policies import POLICIES
+from warpcheck.models.reorder.l1 import parse_cache
 from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES
+from warpcheck.sim.frontend.ptx_stream import ENGINES as PTX_ENGINES
+from warpcheck.sim.reorder.accesses import MAX_BLOCKS, MAX_THREADS_PER_BLOCK
 from warpcheck.verify.frontend.every_warp_proof import check_covered
 from warpcheck.verify.frontend.properties import PROPERTIES, default_property, get_property
 
@@ -275,6 +279,17 @@ def _policy_list(option: str, value: Any, warps: int) -> tuple[str, ...] | None:
     return tuple(_known(option, value, canonical_policy(n) if isinstance(n, str) else n) for n in names)
 
 
+def _held_policies(option: str, value: Any, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The issue policies of a PTX run: ``all`` leaves out those whose update reads eligibility, a name is refused."""
+    if names is None:
+        return None
+    reading = [n for n in names if n in POLICIES and POLICIES[n].reads_elig]
+    if reading and value != "all":
+        raise OptionError(option, value, f"names {reading[0]!r}, whose update reads eligibility; a PTX run holds warps "
+                                         "for their loads and takes the other policies")
+    return tuple(n for n in names if n not in reading)
+
+
 @dataclass(frozen=True)
 class SimulateOptions:
     """``warpcheck simulate``: workloads run cycle by cycle on the front ends, with IPC and scheduling errors.
@@ -284,6 +299,15 @@ class SimulateOptions:
     configuration file's), SWaS every ``policy`` (default: the issue list);
     each is a comma list, ``"all"``, or a list of names and UserPolicies.
     ``warps`` defaults to 8 (or the configuration file's).
+
+    ``ptx`` runs a real kernel instead of workloads: the PTX file, its
+    ``entry``, the launch as ``analyze`` takes it (``grid``, default 1;
+    ``block``, default 32 x ``warps`` threads; every ``param``; ``line_bytes``),
+    all its warps on one SM (W = the launch's warps).  Global accesses go
+    through the L1 ``dcache`` (``SIZE:WAYS``, or ``"off"``: every access takes
+    ``dcache_miss`` cycles), a request completing ``dcache_hit`` or
+    ``dcache_miss`` cycles after it reaches it; ``unit`` puts the load/store
+    reordering unit in front of the L1.
     """
 
     workloads: Sequence[str] = ()
@@ -301,6 +325,16 @@ class SimulateOptions:
     t_decode: int | None = None
     ibuffer: int | None = None
     miss_latency: int | None = None
+    ptx: str | None = None
+    entry: str | None = None
+    grid: Any = None
+    block: Any = None
+    param: Any = None
+    line_bytes: int = 128
+    dcache: str = "16K:4"
+    dcache_hit: int = 20
+    dcache_miss: int = 200
+    unit: bool = False
     timeout: float | None = WHOLE_RUN
     memory: float | None = DEFAULT_MEMORY_GIB
 
@@ -317,14 +351,69 @@ class SimulateOptions:
                **{f: sm_setting(f, getattr(self, f)) for f in SM_SETTINGS},
                scale=number("scale", self.scale), timeout=seconds("timeout", self.timeout),
                memory=gib("memory", self.memory))
+        self._check_ptx()
         W = self.sm.warps
+        raw = {"issue": self.issue, "policy": self.policy}
         settle(self, fetch=_policy_list("fetch", self.fetch, W), issue=_policy_list("issue", self.issue, W),
                policy=_policy_list("policy", self.policy, W))
+        if self.ptx is not None:
+            settle(self, **{f: _held_policies(f, raw[f], getattr(self, f)) for f in raw})
+
+    def _check_ptx(self) -> None:
+        """The PTX launch and data-cache fields: each checked, and the launch's only with ``ptx``."""
+        launch = ("entry", "grid", "block", "param")
+        if self.ptx is None:
+            given = next((f for f in launch if getattr(self, f) is not None), None)
+            if given is not None:
+                raise OptionError(given, getattr(self, given), "given without ptx; it belongs to a PTX kernel's launch")
+        elif self.workloads:
+            raise OptionError("ptx", self.ptx, "given with workloads; run either a PTX kernel or workloads")
+        line_bytes = integer("line_bytes", self.line_bytes, 1, MAX_LINE_BYTES)
+        if line_bytes & (line_bytes - 1):
+            raise OptionError("line_bytes", self.line_bytes, "not a power of two; use e.g. 128")
+        hit = integer("dcache_hit", self.dcache_hit, 1, MAX_LATENCY)
+        settle(self, ptx=path("ptx", self.ptx), entry=text("entry", self.entry), line_bytes=line_bytes,
+               grid=dims("grid", self.grid, MAX_BLOCKS), block=dims("block", self.block, MAX_THREADS_PER_BLOCK),
+               param=None if self.param is None else params("param", self.param), dcache_hit=hit,
+               dcache_miss=integer("dcache_miss", self.dcache_miss, hit, MAX_LATENCY,
+                                   "a miss takes at least as long as a hit"),
+               unit=flag("unit", self.unit))
+        if text("dcache", self.dcache, optional=False) != "off":
+            parse_cache(self.dcache, line_bytes, "evict", "dcache")
+        if self.ptx is not None:
+            self._check_launch()
+            if self.engine not in PTX_ENGINES:
+                raise OptionError("engine", self.engine, f"not an engine of PTX kernels; use {' or '.join(PTX_ENGINES)}")
+
+    def _check_launch(self) -> None:
+        if self.block is None and self.warps is None:
+            raise OptionError("block", None, "not given; give the block's threads (or warps: 32 threads each)")
+        warps = self.launch_warps
+        if not 1 <= warps <= MAX_SIMULATE_WARPS:
+            raise OptionError("block", self.block, f"makes {warps} warps; one SM holds 1 to {MAX_SIMULATE_WARPS}")
+        if self.warps is not None and self.warps != warps:
+            raise OptionError("warps", self.warps, f"not the launch's {warps} warps; drop it or give a block of "
+                                                   f"{32 * self.warps} threads")
+
+    @property
+    def launch_warps(self) -> int:
+        """The warps of the PTX launch: every block's threads in warps of 32, over the grid."""
+        grid, block = self.grid or (1, 1, 1), self.block or (32 * (self.warps or 1), 1, 1)
+        return grid[0] * grid[1] * grid[2] * -(-(block[0] * block[1] * block[2]) // 32)
+
+    @cached_property
+    def launch(self) -> LaunchOptions:
+        """The PTX launch as ``analyze`` takes it."""
+        return LaunchOptions(kernel=self.ptx, entry=self.entry, grid=self.grid or 1,
+                             block=self.block or 32 * (self.warps or 1), param=self.param or {},
+                             line_bytes=self.line_bytes)
 
     @cached_property
     def sm(self) -> SMConfig:
         """The baseline configuration the runs start from (the file's, the SM settings over it)."""
         data = load_config(self.config).to_json() if self.config else {"warps": SIMULATE_WARPS}
+        if self.ptx is not None:
+            data["warps"] = self.launch_warps
         data.update({f: getattr(self, f) for f in ("warps", *SM_SETTINGS) if getattr(self, f) is not None})
         data["design"] = "baseline"
         return config_from_mapping(data, where=self.config or "the SM configuration")

@@ -10,6 +10,7 @@ from warpcheck._frontend.options import SIMULATE_WARPS
 from warpcheck.cli.frontend.verbs import progress, show
 from warpcheck.cli.options import INPUT, positive_seconds, record_from_args
 from warpcheck.cli.qaws import kernels_sim
+from warpcheck.models.errors import OptionError
 from warpcheck.models.frontend.policies import POLICIES
 from warpcheck.sim.frontend.metrics import ENGINES
 from warpcheck.sim.frontend.suite import BUILTIN
@@ -19,13 +20,17 @@ EPILOG = f"""examples:
   warpcheck simulate all --design both --fetch lrr --issue gtlrr,lrr --json
   warpcheck simulate examples/workloads/saxpy.toml --design swas --policy gtlrr
   warpcheck simulate --list
+  warpcheck simulate --ptx examples/kernels/hotspot.ptx --block 64 --param 0=0 --param 1=1048576 --param 2=40 --param 3=1 --param 4=3 --param 5=0
   warpcheck simulate --kernels K1.toml,K2.toml --policy lrr,gto,qaws --budget K1=1 --budget K2=4
 
 --fetch, --issue and --policy take a comma-separated list of policies or 'all':
 {", ".join(POLICIES)} (gto is gtlo); --kernels runs lrr, gto and qaws.
 The baseline runs every fetch x issue pair; SWaS runs every --policy (default:
-the --issue list).  Metrics (Crouzet et al., Sec. VI-A5): committed = non-NOP
-warp instructions issued x threads per warp, IPC = committed / cycles,
+the --issue list).  --ptx runs a PTX kernel's warps (every warp of the launch on
+one SM), global accesses through the L1 --dcache, behind the reordering unit
+with --unit; the table adds dcache, l1_loads and l1_misses.
+Metrics (Crouzet et al., Sec. VI-A5): committed = non-NOP warp instructions
+issued x threads per warp, IPC = committed / cycles,
 discrepancies = cycles where the issued warp differs from osched1's choice,
 errors = the same against osched2, error_rate = errors / cycles.
 exit codes: 0 success (every run finished), 1 some run hit --max-cycles, 2 bad input, 5 ERROR,\n130 interrupted"""
@@ -61,8 +66,28 @@ def register(sub: Any) -> None:
     p.add_argument("--timeout", type=positive_seconds, default=S.timeout, metavar="S",
                    help=f"seconds for the whole run before it stops with TIMEOUT, exit 4 (default {S.timeout:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    _ptx_options(p)
     kernels_sim.add_options(p)
     p.set_defaults(func=_simulate)
+
+
+def _ptx_options(p: argparse.ArgumentParser) -> None:
+    """A real kernel instead of workloads: the PTX file, its launch (as ``analyze`` takes it), the data cache."""
+    S = SimulateOptions
+    g = p.add_argument_group("a PTX kernel (its launch as for analyze; all its warps on one SM)")
+    g.add_argument("--ptx", type=INPUT, metavar="FILE.ptx", help="run this PTX kernel's warps instead of workloads")
+    g.add_argument("--entry", metavar="NAME", help="the kernel, in a module with several")
+    g.add_argument("--grid", metavar="X[,Y[,Z]]", help="blocks of the grid (default 1)")
+    g.add_argument("--block", metavar="X[,Y[,Z]]", help="threads of a block (default 32 x --warps)")
+    g.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="a kernel parameter, by name, by the suffix after its last '_', or by index (repeatable)")
+    g.add_argument("--line-bytes", type=int, metavar="N", help=f"L1 line size (default {S.line_bytes})")
+    g.add_argument("--dcache", metavar="SIZE:WAYS|off",
+                   help=f"the L1 data cache, LRU (default {S.dcache}); off: every access takes --dcache-miss")
+    g.add_argument("--dcache-hit", type=int, metavar="N", help=f"cycles of an L1 hit (default {S.dcache_hit})")
+    g.add_argument("--dcache-miss", type=int, metavar="N", help=f"cycles of an L1 miss (default {S.dcache_miss})")
+    g.add_argument("--unit", action="store_true", default=None,
+                   help="put the load/store reordering unit in front of the L1")
 
 
 def _list(a: argparse.Namespace) -> int:
@@ -81,6 +106,8 @@ def _simulate(a: argparse.Namespace) -> int:
     if a.list:
         return _list(a)
     options = record_from_args(SimulateOptions, a, workloads=[*a.workloads, *a.workload])
+    if a.kernels is not None and options.ptx is not None:
+        raise OptionError("ptx", options.ptx, "given with --kernels; run either a PTX kernel or several workloads")
     if a.kernels is not None:
         a.max_cycles, a.engine, a.scale = options.max_cycles, options.engine, options.scale  # the record's defaults
         return kernels_sim.simulate_kernels(a, options.sm, options.icache)  # type: ignore[arg-type]

@@ -162,6 +162,8 @@ def compare(workload: Workload, configs: Sequence[SMConfig], max_cycles: int = D
 COLUMNS = ("workload", "design", "policies", "warps", "cycles", "committed", "ipc", "discrepancies",
            "errors", "error_rate", "nops", "finished")
 
+CACHE_COLUMNS = ("dcache", "l1_loads", "l1_misses")
+
 
 def table(rows: Sequence[Metrics], fmt: str = "github") -> str:
     """The metrics as a text table; ``ipc/base``: IPC over the workload's first baseline row."""
@@ -169,11 +171,12 @@ def table(rows: Sequence[Metrics], fmt: str = "github") -> str:
     for r in rows:
         if r.design == "baseline":
             bases.setdefault(r.workload, r)
-    headers = list(COLUMNS) + (["ipc/base"] if bases else [])
+    extra = [c for c in CACHE_COLUMNS if rows and all(hasattr(r, c) for r in rows)]  # PTX runs: the L1's figures
+    headers = list(COLUMNS) + extra + (["ipc/base"] if bases else [])
     body = []
     for r in rows:
         base = bases.get(r.workload)
-        line = [getattr(r, c) for c in COLUMNS]
+        line = [getattr(r, c) for c in (*COLUMNS, *extra)]
         line[COLUMNS.index("ipc")] = f"{r.ipc:.3f}"
         line[COLUMNS.index("error_rate")] = f"{r.error_rate:.4f}"
         if bases:

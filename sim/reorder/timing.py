@@ -148,12 +148,15 @@ class _Memory:
         self.kernel, self.traces, self.work, self.lines, self.ts, self.spec = kernel, traces, work, lines, unit, spec
         self.timing, self.rng = timing, random.Random(timing.seed)
         self.state = unit.init(A, {})
+        self.unit_step: Callable[[dict, dict], dict] = lambda s, i: unit.step(A, s, i)  # or the same step compiled
+        self.reads = [registers(ins) + list(ins.dst) for ins in kernel.instructions]  # per pc, for the holds
         self.queue: list[tuple[int, int]] = []
         self.pending: dict[tuple[int, int], tuple[str, ...]] = {}  # request before L1 -> registers it loads
         self.ready_at: list[dict[str, float]] = [{} for _ in traces]
         self.pos = [0] * len(traces)  # next instruction of each warp's trace (the head, once fetched)
         self.bars = [[sum(1 for q, _ in t[:j] if self._bar(q)) for j in range(len(t) + 1)] for t in traces]
         self.opened = {b: 0 for b in work.blocks}
+        self.peers = {b: [w for w in range(len(traces)) if work.blocks[w] == b] for b in self.opened}
         self.sets: dict[int, tuple[int, ...]] = {}
         self.order: list[tuple[int, int]] = []
         self.loads = self.misses = self.end = 0
@@ -167,8 +170,7 @@ class _Memory:
         return self.bars[w][p] + 1 if p < len(t) and self._bar(t[p][0]) else 0
 
     def open_barriers(self) -> None:
-        for b in self.opened:
-            peers = [w for w in range(len(self.traces)) if self.work.blocks[w] == b]
+        for b, peers in self.peers.items():
             ks = {self.at_barrier(w) for w in peers if self.pos[w] < len(self.traces[w])}
             quiet = not any(q in peers for q, _ in self.pending)
             if len(ks) == 1 and 0 not in ks and quiet:
@@ -178,8 +180,8 @@ class _Memory:
         t, p = self.traces[w], self.pos[w]
         if p >= len(t):
             return False
-        ins = self.kernel.instructions[t[p][0]]
-        if any(self.ready_at[w].get(r, 0) > now for r in registers(ins) + list(ins.dst)):
+        ready = self.ready_at[w]
+        if any(ready.get(r, 0) > now for r in self.reads[t[p][0]]):
             return True
         k = self.at_barrier(w)
         return k > self.opened[self.work.blocks[w]]
@@ -202,7 +204,7 @@ class _Memory:
         """Deliver, step the unit, complete what reached L1; whether anything moved."""
         a_warp, a_idx = next((self.queue.pop(j) for j, (w, k) in enumerate(self.queue)
                               if self.ts.deliverable(A, self.state, w, k)), (-1, 0))
-        self.state = self.ts.step(A, self.state, {"a_warp": a_warp, "a_idx": a_idx})
+        self.state = self.unit_step(self.state, {"a_warp": a_warp, "a_idx": a_idx})
         if self.state["o_valid"]:
             self.complete((self.state["o_warp"], self.state["o_idx"]), now)
         return a_warp >= 0 or bool(self.state["o_valid"])
