@@ -110,6 +110,7 @@ SWEPT_ARGUMENTS = {"replay": ["examples/witnesses/baseline-lrr-gtlrr-W4-oracle.j
                    **dict.fromkeys(["analyze", "reorder prove", "reorder simulate"],
                                    ["examples/reorder/paper_example.ptx"])}
 SWEPT_OPTIONS = {"simulate --kernels": {"kernels": ["psort", "saxpy"]}, "reorder replay": {"witness": "w.json"},
+                 "check": {"certificate": "c.smt2"},
                  "export": {"format": "smt2"}, **dict.fromkeys(["analyze", "reorder prove", "reorder simulate"],
                                                                {"grid": "1", "block": "32"})}
 
