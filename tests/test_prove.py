@@ -137,9 +137,9 @@ def test_lifting_claims_nothing_without_a_confirming_full_size_run():
     cfg = SMConfig(warps=6, design="baseline", fetch_policy="lrr", issue_policy="lrr")
     oracle = get_property("oracle").checked
     trace, frame = lift.lift_violation(cfg, oracle, 19, 30)
-    assert lift._replay(oracle(FrontEnd(cfg)), trace.params, trace.inputs)[1] == frame
+    assert lift.replay_to_disagreement(oracle(FrontEnd(cfg)), trace.params, trace.inputs)[1] == frame
     swas = replace(cfg, design="swas")  # the same run on SWaS keeps to the oracle: nothing to claim
-    assert lift._replay(oracle(FrontEnd(swas)), trace.params, trace.inputs) is None
+    assert lift.replay_to_disagreement(oracle(FrontEnd(swas)), trace.params, trace.inputs) is None
     assert lift.lift_violation(swas, oracle, 8, 30) is None  # no violation at 4 warps: nothing lifted
 
 
@@ -151,7 +151,7 @@ def test_a_counterexample_at_few_warps_lifts_to_eight_and_replays_there():
     lifted = lift.lift_violation(cfg, oracle, 19, None)  # bounded by depth, not by the clock
     assert lifted is not None
     trace, frame = lifted
-    assert lift._replay(oracle(FrontEnd(cfg)), trace.params, trace.inputs)[1] == frame
+    assert lift.replay_to_disagreement(oracle(FrontEnd(cfg)), trace.params, trace.inputs)[1] == frame
 
 
 def test_a_step_case_unsat_only_because_its_hypotheses_are_is_no_pass():

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from warpcheck.encodings.concrete import CONCRETE
 from warpcheck.encodings.unroll import Trace
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.config import SMConfig
@@ -30,6 +29,7 @@ from warpcheck.verify.engines import Deadline
 from warpcheck.verify.frontend.every_warp import (POLICIES_EVERY_W, Pair, Run, bmc_every_warp, consecution,
                                                   consistency, initiation)
 from warpcheck.verify.frontend.every_warp_encoding import encoding_agrees
+from warpcheck.verify.frontend.lift import replay_to_disagreement
 from warpcheck.verify.frontend.properties import get_property
 from warpcheck.verify.result import Result, Status
 
@@ -124,18 +124,7 @@ def _refute(config: SMConfig, make: Make, pair: Pair, dl: Deadline, step: Any,
 
 def replay_run(fe: FrontEnd, params: dict[str, Any], inputs: list[dict[str, Any]]) -> tuple[Trace, int] | None:
     """The kit's design beside its analysis machine on this program and these inputs; up to the first disagreement."""
-    ts = get_property("exact").checked(fe)
-    names = [v.name for v in ts.state_vars()]
-    s = ts.init(CONCRETE, params)
-    states = [{n: s[n] for n in names}]
-    for k, i in enumerate(inputs):
-        if not ts.assume(CONCRETE, s, i):
-            return None
-        s = ts.step(CONCRETE, s, i)
-        states.append({n: s[n] for n in names})
-        if not ts.agree(CONCRETE, s):
-            return Trace(params=params, states=states, inputs=inputs[:k + 1]), k + 1
-    return None
+    return replay_to_disagreement(get_property("exact").checked(fe), params, inputs)
 
 
 def _without(params: dict[str, Any], gone: int, warps: int) -> dict[str, Any]:

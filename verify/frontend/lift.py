@@ -35,7 +35,7 @@ def lift_violation(config: SMConfig, checked: Callable[[FrontEnd], Checked], dep
         return None
     full = checked(FrontEnd(config))
     for src in reversed(range(SMALL)):
-        got = _replay(full, _copy_params(small.trace.params, config.warps, src), small.trace.inputs)
+        got = replay_to_disagreement(full, _copy_params(small.trace.params, config.warps, src), small.trace.inputs)
         if got is not None:
             return got
     return None
@@ -51,7 +51,7 @@ def _copy_params(params: dict[str, Any], warps: int, src: int) -> dict[str, Any]
     return out
 
 
-def _replay(ts: Checked, params: dict[str, Any], inputs: list[dict[str, Any]]) -> tuple[Trace, int] | None:
+def replay_to_disagreement(ts: Checked, params: dict[str, Any], inputs: list[dict[str, Any]]) -> tuple[Trace, int] | None:
     """Run the full product on these inputs; the trace up to its first disagreement, if any."""
     names = [v.name for v in ts.state_vars()]
     s = ts.init(CONCRETE, params)
