@@ -24,13 +24,7 @@ and the models never load a solver.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
-
-try:
-    __version__ = version("warpcheck")
-except PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
 
 # public name -> the private module that defines it
 _HOME = {
@@ -58,6 +52,7 @@ _HOME = {
     "WarpcheckError": "_errors", "ConfigError": "_errors", "InputFileError": "_errors", "KitError": "_errors",
 }
 __all__ = ["__version__", *_HOME]
+__version__: str  # looked up on first use (__getattr__)
 
 if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the names load lazily
     from warpcheck._certificate import CheckOptions, CheckResult, check
@@ -78,7 +73,19 @@ if TYPE_CHECKING:  # for type checkers and static doc tools; at run time the nam
                                     reorder_simulate)
 
 
+def _version() -> str:
+    """The installed distribution's version (package metadata is read on first use: it is slow to look up)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("warpcheck")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = _version()
+        return globals()[name]
     if name not in _HOME:
         raise AttributeError(f"module 'warpcheck' has no attribute {name!r}")
     from warpcheck._guard import interrupts_deferred

@@ -68,7 +68,7 @@ def build_parser(verbs: Iterable[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(prog="warpcheck", epilog=EPILOG,
                      description="Formal verification of the timing predictability of GPU warp scheduling.",
                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the installed version and exit")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     sub.required = True
     for verb, (module, help_line) in VERBS.items():
@@ -126,6 +126,13 @@ def _with_exit_codes(parser: argparse.ArgumentParser) -> None:
         if isinstance(action, argparse._SubParsersAction):
             for child in set(action.choices.values()):
                 _with_exit_codes(child)
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (reading package metadata is slow)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        parser.exit(0, f"{parser.prog} {_version()}\n")
 
 
 def _version() -> str:

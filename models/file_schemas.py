@@ -13,13 +13,9 @@ from typing import Annotated, Any, Literal, Mapping, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from warpcheck.models.errors import InputFileError
+from warpcheck.models.limits import (MAX_LATENCY, MAX_LOOP_BOUND, MAX_REPLAY_CYCLES, MAX_STAGE,
+                                     MAX_SWEEP_RUNS, MAX_TIMEOUT, MAX_WARPS)
 
-# Ceilings: sizes past them would not finish (or not fit a solver's bit-vectors) on one machine.
-MAX_WARPS = 1024
-MAX_STAGE = 64  # t_fetch, t_decode, ibuffer entries, threads of a warp
-MAX_LATENCY = 100_000
-MAX_REPLAY_CYCLES = 10_000  # a witness violates within its first cycles (as `replay --cycles`)
-MAX_TIMEOUT = 10**6  # seconds (11 days): a longer budget is no bound
 
 
 
@@ -158,7 +154,6 @@ class WorkloadFile(_Strict):
     opcodes: dict[str, str] = {}     # opcode -> instruction class
 
 
-MAX_LOOP_BOUND = 10**6  # past it the two IPET solvers' floating-point answers no longer agree
 Dim = Annotated[int, Field(ge=0, le=2**31 - 1)]
 BlockDim = Annotated[int, Field(ge=1, le=1024)]  # a CUDA block holds at most 1024 threads
 
@@ -188,7 +183,6 @@ class LoopBoundsFile(_Strict):
     inputs: dict[str, Any] = {}
 
 
-MAX_SWEEP_RUNS = 100_000  # grid points of one sweep: a store of that many runs is still read in seconds
 OptionName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$")]
 Scalar = str | int | float | bool
 OptionValue = Scalar | list[str | int | float]  # a list is a repeated option (--sigma L=1 --sigma C=1)

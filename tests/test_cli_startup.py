@@ -56,6 +56,21 @@ def test_help_version_and_a_refused_verb_import_no_verb_and_no_solver(argv, code
     assert not heavy, heavy
 
 
+HEAVY = {"z3", "numpy", "pydantic", "networkx", "pysmt", "highspy", "bitwuzla", "cvc5", "tabulate", "duckdb"}
+
+
+@pytest.mark.parametrize("argv", [["prove", "--warps", "0"], ["simulate", "--warps", "0"], ["export", "--format", "x"],
+                                  ["demo", "--warps", "0"], ["makespan", "--warps", "0"],
+                                  ["reorder", "prove", "--warps", "0"], ["analyze", "--bogus"],
+                                  ["qaws", "wcrt", "--bogus"], ["cfg", "--bogus"], ["wcet", "--bogus"],
+                                  ["sweep", "--bogus"], ["plot", "--bogus"]])
+def test_a_refused_option_loads_no_solver_graph_or_schema_library(argv):
+    """Checking a verb's options imports its record, never the libraries of its run (the start stays quick)."""
+    got, names = _imported(*argv)
+    assert got == 2
+    assert not {n.split(".")[0] for n in names} & HEAVY, sorted({n.split(".")[0] for n in names} & HEAVY)
+
+
 def test_a_verb_imports_its_own_module_only():
     got, names = _imported("prove", "--help")
     assert got == 0 and "warpcheck.cli.frontend.verbs" in names

@@ -331,8 +331,8 @@ def test_non_utf8_file_is_one_line(workdir, capsys):
 
 
 def test_a_crash_is_exit_5_with_a_crash_report(workdir, capsys, monkeypatch):
-    import warpcheck._frontend as api  # prove's verb runs the library's prove_options, which runs prove_run
-    monkeypatch.setattr(api, "prove_run", lambda *a, **k: 1 / 0)
+    import warpcheck._frontend.proof as proof  # prove's verb runs the library's prove_options, which runs prove_run
+    monkeypatch.setattr(proof, "prove_run", lambda *a, **k: 1 / 0)
     assert main(["prove", "--warps", "2", "--json"]) == 5
     out, err = capsys.readouterr()
     assert json.loads(out)["status"] == "ERROR" and len(err.strip().splitlines()) == 1

@@ -16,7 +16,8 @@ import pytest
 
 from warpcheck.models.errors import InputFileError
 from warpcheck.models.kernels import opcodes
-from warpcheck.models.kernels.cfg import DEFAULT_LATENCIES, DEFAULT_SPACE_LATENCIES, CostModel
+from warpcheck.models.kernels.cfg import CostModel
+from warpcheck.models.kernels.latencies import DEFAULT_LATENCIES, DEFAULT_SPACE_LATENCIES
 from warpcheck.models.kernels.kernel import Instruction
 from warpcheck.models.kernels.opcodes import PTX_TABLE, spec_of
 from warpcheck.models.kernels.ptx import parse_ptx

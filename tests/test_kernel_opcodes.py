@@ -13,7 +13,8 @@ import pytest
 from warpcheck.cli.main import main
 from warpcheck.encodings.kernels.ipet import wcet
 from warpcheck.models.errors import ConfigError, InputFileError
-from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY, DEFAULT_LATENCIES, CostModel
+from warpcheck.models.kernels.cfg import CostModel
+from warpcheck.models.kernels.latencies import CLASSES_WITH_LATENCY, DEFAULT_LATENCIES
 from warpcheck.models.kernels.kernel import CLASSES
 from warpcheck.models.kernels.opcodes import (ACCESS_KINDS, PTX_TABLE, SASS_TABLE, ptx_spec, with_table,
                                               wmma_tile)

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from warpcheck.encodings.unroll import Trace
+if TYPE_CHECKING:  # a result names traces; reading one loads no solver
+    from warpcheck.encodings.unroll import Trace
 
 
 class Status(str, enum.Enum):

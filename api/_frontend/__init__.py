@@ -12,27 +12,40 @@ and call the same ``*_options`` functions; they only add parsing and printing.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from warpcheck._frontend.main_job import DemoResult, demo_run
-from warpcheck._frontend.problem_files import ExportResult, export_run, export_texts
-from warpcheck._frontend.jobs import RunResult, run_jobs
 from warpcheck._frontend.options import (DemoOptions, ExportOptions, Policyish, ProveOptions, ReplayOptions,
                                          RunOptions, SimulateOptions)
-from warpcheck._frontend.proof import ProveOutcome, prove_run
-from warpcheck._frontend.ptx_simulate import run_ptx
-from warpcheck._frontend.witness_replay import ReplayOutcome, replay_run
 from warpcheck._guard import bounded
 from warpcheck._values import build, callback, flag
 from warpcheck.models.errors import ConfigError, KitError, OptionError
-from warpcheck.models.frontend.config import SMConfig
-from warpcheck.sim.frontend.metrics import Metrics, compare, configurations, table
-from warpcheck.sim.frontend.suite import BUILTIN, resolve
 from warpcheck.verify.result import EXIT_CODES, Status
+
+if TYPE_CHECKING:  # the workflows load when a verb runs, so that parsing a command line stays quick
+    from warpcheck._frontend.jobs import RunResult
+    from warpcheck._frontend.main_job import DemoResult
+    from warpcheck._frontend.problem_files import ExportResult
+    from warpcheck._frontend.proof import ProveOutcome
+    from warpcheck._frontend.witness_replay import ReplayOutcome
+    from warpcheck.models.frontend.config import SMConfig
+    from warpcheck.sim.frontend.metrics import Metrics
+
+# result classes defined with their workflow, re-exported on first use
+_LAZY = {"DemoResult": "main_job", "ExportResult": "problem_files", "RunResult": "jobs"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = ["prove", "replay", "simulate", "demo", "run_job", "export", "ProofResult", "ReplayResult",
            "SimulationResult", "DemoResult", "RunResult", "ExportResult", "ProveOptions", "ReplayOptions",
@@ -119,6 +132,7 @@ def _user_cache() -> Path:
 
 def prove_options(o: ProveOptions, progress: Progress = None) -> ProofResult:
     """:func:`prove` on a record already built (the verb's path)."""
+    from warpcheck._frontend.proof import prove_run
     with bounded(o.timeout, o.memory):
         out = prove_run(o, progress)
     r = out.result
@@ -167,6 +181,7 @@ def replay(witness: str | Path | ProofResult, design: str | None = None, cycles:
 
 def replay_options(o: ReplayOptions) -> ReplayResult:
     """:func:`replay` on a record already built (the verb's path)."""
+    from warpcheck._frontend.witness_replay import replay_run
     with bounded(o.timeout, o.memory):
         out = replay_run(o)
     mine = next((r for r in out.replays if r.design == out.witness.config.design), out.replays[0])
@@ -200,6 +215,7 @@ class SimulationResult:
 
     def report(self) -> str:
         """The table ``warpcheck simulate`` prints."""
+        from warpcheck.sim.frontend.metrics import table
         stuck = [f"{r.workload}/{r.design}/{r.policies}" for r in self.runs if getattr(r, "deadlock", False)]
         unfinished = [f"{r.workload}/{r.design}/{r.policies}" for r in self.runs
                       if not r.finished and not getattr(r, "deadlock", False)]
@@ -230,6 +246,8 @@ def simulate(workloads: str | Sequence[str] = (), design: str | None = None, pol
 
 def simulate_options(o: SimulateOptions, progress: Progress = None) -> SimulationResult:
     """:func:`simulate` on a record already built (the verb's path)."""
+    from warpcheck.sim.frontend.metrics import compare
+    from warpcheck.sim.frontend.suite import BUILTIN, resolve
     if o.ptx is not None:
         return _simulate_ptx(o, progress)
     names = list(o.workloads)
@@ -251,6 +269,7 @@ def simulate_options(o: SimulateOptions, progress: Progress = None) -> Simulatio
 
 def _configurations(o: SimulateOptions) -> list[SMConfig]:
     """The baseline for each fetch x issue pair and SWaS for each policy, as the options name them."""
+    from warpcheck.sim.frontend.metrics import configurations
     base = o.sm
     issue = list(o.issue or [base.issue_policy])
     designs = ("baseline", "swas") if o.design == "both" else (o.design,)
@@ -258,6 +277,7 @@ def _configurations(o: SimulateOptions) -> list[SMConfig]:
 
 
 def _simulate_ptx(o: SimulateOptions, progress: Progress) -> SimulationResult:
+    from warpcheck._frontend.ptx_simulate import run_ptx
     with bounded(o.timeout, o.memory):
         rows: list[Metrics] = list(run_ptx(o, _configurations(o), progress))
     return SimulationResult(rows, o.sm, o.icache, o.max_cycles)  # type: ignore[arg-type]
@@ -275,6 +295,7 @@ def demo(*, progress: Progress = None, **options: Any) -> DemoResult:
 
 def demo_options(o: DemoOptions, progress: Progress = None) -> DemoResult:
     """:func:`demo` on a record already built (the verb's path); its timeout is per proof."""
+    from warpcheck._frontend.main_job import demo_run
     with bounded(None, o.memory):
         return demo_run(o, progress)
 
@@ -287,6 +308,7 @@ def run_job(job: str | Path, *, progress: Progress = None, **options: Any) -> Ru
 
 def run_options(o: RunOptions, progress: Progress = None) -> RunResult:
     """:func:`run_job` on a record already built (the verb's path)."""
+    from warpcheck._frontend.jobs import run_jobs
     with bounded(o.timeout, o.memory):
         return run_jobs(o, progress)
 
@@ -313,6 +335,7 @@ def export(format: str, design: str | None = None, policy: Policyish = None, war
         if "no_lemmas" in options:
             raise OptionError("lemmas", lemmas, "given with no_lemmas, its negation; give one of them")
         keywords["no_lemmas"] = not flag("lemmas", lemmas)
+    from warpcheck._frontend.problem_files import export_run, export_texts
     write = "out" in options
     o = build(ExportOptions, "export", keywords)
     with bounded(o.timeout, o.memory):
@@ -321,5 +344,6 @@ def export(format: str, design: str | None = None, policy: Policyish = None, war
 
 def export_options(o: ExportOptions) -> ExportResult:
     """The files of ``warpcheck export``, written to ``o.out`` (the verb's path)."""
+    from warpcheck._frontend.problem_files import export_run
     with bounded(o.timeout, o.memory):
         return export_run(o)

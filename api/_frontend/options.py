@@ -10,23 +10,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Sequence, Union
+from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from warpcheck._policy import UserPolicy, policy_name
-from warpcheck._reorder.options import MAX_LINE_BYTES, LaunchOptions, dims, params
 from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, flag, gib, integer, number, one_of, optional_integer,
                                path, seconds, settle, text, whole)
 from warpcheck.models.errors import OptionError
-from warpcheck.models.file_schemas import MAX_LATENCY, MAX_REPLAY_CYCLES, MAX_STAGE, MAX_WARPS
+from warpcheck.models.limits import (MAX_BLOCKS, MAX_LATENCY, MAX_REPLAY_CYCLES, MAX_STAGE, MAX_THREADS_PER_BLOCK,
+                                     MAX_WARPS)
 from warpcheck.models.frontend.config import DESIGNS, SMConfig, canonical_policy, config_from_mapping, load_config
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.frontend.policies import POLICIES
 from warpcheck.models.reorder.l1 import parse_cache
-from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES
-from warpcheck.sim.frontend.ptx_stream import ENGINES as PTX_ENGINES
-from warpcheck.sim.reorder.accesses import MAX_BLOCKS, MAX_THREADS_PER_BLOCK
-from warpcheck.verify.frontend.every_warp_proof import check_covered
+from warpcheck.sim.frontend.limits import DEFAULT_MAX_CYCLES, ENGINES
 from warpcheck.verify.frontend.properties import PROPERTIES, default_property, get_property
+
+if TYPE_CHECKING:
+    from warpcheck._reorder.options import LaunchOptions
 
 __all__ = ["ProveOptions", "ReplayOptions", "SimulateOptions", "DemoOptions", "RunOptions", "ExportOptions",
            "ENGINES_OF_PROVE", "EXPORT_FORMATS", "default_depth"]
@@ -37,7 +37,7 @@ EXPORT_FORMATS = ("smt2", "btor2")
 WHOLE_RUN = 600.0  # seconds: the budget of a verb that runs one bounded step (replay, simulate, export)
 SM_SETTINGS = ("t_fetch", "t_decode", "ibuffer", "miss_latency")
 SM_LISTS = ("kernel_of_warp", "budgets", "launches")
-# The SM's ceilings, as a configuration file has them (models/file_schemas.py): past them no run ends.
+# The SM's ceilings, as a configuration file has them (models/limits.py): past them no run ends.
 CEILINGS = {"warps": MAX_WARPS, "t_fetch": MAX_STAGE, "t_decode": MAX_STAGE, "ibuffer": MAX_STAGE,
             "miss_latency": MAX_LATENCY}
 CEILING_WHY = "larger sizes do not finish on one machine"
@@ -191,6 +191,7 @@ class ProveOptions(SMOptions):
                                                                   "cycle 0; prove a given number of warps for late launches")
         get_property(self.prop).checked(FrontEnd(self.sm))  # a property the design lacks is bad input
         if self.all_warps and self.prop == "exact":
+            from warpcheck.verify.frontend.every_warp_proof import check_covered  # z3: loaded for this check only
             check_covered(self.sm)
         if self.depth and self.prologue >= self.depth:
             raise OptionError("prologue", self.prologue, f"leaves no cycle to check within depth {self.depth}; give a "
@@ -361,6 +362,7 @@ class SimulateOptions:
 
     def _check_ptx(self) -> None:
         """The PTX launch and data-cache fields: each checked, and the launch's only with ``ptx``."""
+        from warpcheck._reorder.options import MAX_LINE_BYTES, dims, params  # the PTX side loads when simulate runs
         launch = ("entry", "grid", "block", "param")
         if self.ptx is None:
             given = next((f for f in launch if getattr(self, f) is not None), None)
@@ -381,6 +383,7 @@ class SimulateOptions:
         if text("dcache", self.dcache, optional=False) != "off":
             parse_cache(self.dcache, line_bytes, "evict", "dcache")
         if self.ptx is not None:
+            from warpcheck.sim.frontend.ptx_stream import ENGINES as PTX_ENGINES
             self._check_launch()
             if self.engine not in PTX_ENGINES:
                 raise OptionError("engine", self.engine, f"not an engine of PTX kernels; use {' or '.join(PTX_ENGINES)}")
@@ -404,6 +407,7 @@ class SimulateOptions:
     @cached_property
     def launch(self) -> LaunchOptions:
         """The PTX launch as ``analyze`` takes it."""
+        from warpcheck._reorder.options import LaunchOptions
         return LaunchOptions(kernel=self.ptx, entry=self.entry, grid=self.grid or 1,
                              block=self.block or 32 * (self.warps or 1), param=self.param or {},
                              line_bytes=self.line_bytes)

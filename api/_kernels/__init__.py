@@ -14,22 +14,22 @@ give back), ``mutation`` (the kernels' mutation suite).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from warpcheck import _guard as guard, _values as values
-from warpcheck._kernels.ipet_bound import wcet_one
-from warpcheck._kernels.loaders import chosen_entries, load_kernel, one_parse_per_file
 from warpcheck._kernels.options import CfgOptions, KernelOptions, SimtOptions, WcetOptions
-from warpcheck._kernels.results import CfgResult, KernelResult, SimtResult, WcetResult
-from warpcheck._kernels.warp_level_cfg import cfg_one
-from warpcheck._kernels.warp_run import simt_one
+from warpcheck._lazy import lazy_names
 from warpcheck.models.errors import ConfigError, RunTimeoutError, WarpcheckError
-from warpcheck.models.kernels.kernel import Kernel
+
+if TYPE_CHECKING:
+    from warpcheck._kernels.results import CfgResult, KernelResult, SimtResult, WcetResult
+    from warpcheck.models.kernels.kernel import Kernel
+__getattr__ = lazy_names(__name__, dict.fromkeys(["CfgResult", "KernelResult", "SimtResult", "WcetResult"], "results"))
 
 __all__ = ["cfg", "wcet", "simt", "run_cfg", "run_wcet", "run_simt", "CfgOptions", "WcetOptions", "SimtOptions",
            "KernelResult", "CfgResult", "WcetResult", "SimtResult", "RunTimeoutError"]
 
-R = TypeVar("R", bound=KernelResult)
+R = TypeVar("R", bound="KernelResult")
 O = TypeVar("O", bound=KernelOptions)
 Progress = Callable[[str], None]
 
@@ -88,24 +88,30 @@ def _record(kind: type[O], verb: str, kernel: Any, options: dict[str, Any], prog
 
 def run_cfg(o: CfgOptions, progress: Progress | None = None) -> CfgResult:
     """``cfg`` on its record, within ``o.timeout`` and ``o.memory``."""
+    from warpcheck._kernels.results import CfgResult
+    from warpcheck._kernels.warp_level_cfg import cfg_one
     with guard.bounded(o.timeout, o.memory):
         return _each_entry(o, CfgResult, cfg_one, progress)
 
 
 def run_wcet(o: WcetOptions, progress: Progress | None = None) -> WcetResult:
     """``wcet`` on its record, within ``o.timeout`` and ``o.memory``."""
+    from warpcheck._kernels.ipet_bound import wcet_one
+    from warpcheck._kernels.results import WcetResult
     with guard.bounded(o.timeout, o.memory):
         return _each_entry(o, WcetResult, wcet_one, progress)
 
 
 def run_simt(o: SimtOptions) -> SimtResult:
     """``simt`` on its record, within ``o.timeout`` and ``o.memory``."""
+    from warpcheck._kernels.warp_run import simt_one
     with guard.bounded(o.timeout, o.memory):
         return simt_one(o)
 
 
 def _each_entry(o: Any, kind: type[R], one: Callable[[Any, Kernel], R], progress: Progress | None) -> R:
     """``one`` on each entry chosen; several give one result whose ``entries`` are theirs (refusals kept)."""
+    from warpcheck._kernels.loaders import chosen_entries, load_kernel, one_parse_per_file
     with one_parse_per_file():
         names = chosen_entries(o.kernel, o.entry, o.all_entries)
         if not o.several:

@@ -14,8 +14,8 @@ from typing import Any, Mapping, Sequence
 
 from warpcheck import _values as values
 from warpcheck.models.errors import OptionError
-from warpcheck.models.file_schemas import MAX_LATENCY, MAX_LOOP_BOUND
-from warpcheck.models.kernels.cfg import CLASSES_WITH_LATENCY
+from warpcheck.models.kernels.latencies import CLASSES_WITH_LATENCY
+from warpcheck.models.limits import MAX_LATENCY, MAX_LOOP_BOUND
 
 __all__ = ["KernelOptions", "CfgOptions", "WcetOptions", "SimtOptions"]
 

@@ -9,15 +9,19 @@ harness (``mutation``, ``ptx_check``).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, overload
+from typing import TYPE_CHECKING, Any, Callable, Mapping, overload
 
 from warpcheck import _guard as guard
-from warpcheck._makespan.certificate import CertificateCheck, check_certificate
-from warpcheck._makespan.methods import to_stderr
+from warpcheck._lazy import lazy_names
 from warpcheck._makespan.options import MakespanOptions
-from warpcheck._makespan.result import MakespanResult
-from warpcheck._makespan.search import solve
 from warpcheck._values import build, callback
+
+if TYPE_CHECKING:
+    from warpcheck._makespan.certificate import CertificateCheck, check_certificate
+    from warpcheck._makespan.methods import to_stderr
+    from warpcheck._makespan.result import MakespanResult
+__getattr__ = lazy_names(__name__, {"CertificateCheck": "certificate", "check_certificate": "certificate",
+                                    "to_stderr": "methods", "MakespanResult": "result"})
 
 __all__ = ["makespan", "run", "check_certificate", "MakespanOptions", "MakespanResult", "CertificateCheck",
            "to_stderr"]
@@ -62,5 +66,7 @@ def makespan(kernel: str | None = None, warps: int | None = None, sigma: Mapping
 def run(options: MakespanOptions, progress: Progress = None) -> MakespanResult | CertificateCheck:
     """Answer a makespan record: check its certificate file, or search (see ``search.py``)."""
     if options.check is not None:
+        from warpcheck._makespan.certificate import check_certificate
         return check_certificate(options.check)
+    from warpcheck._makespan.search import solve
     return solve(options, progress)

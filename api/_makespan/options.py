@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, gib, one_of, optional_integer, path, seconds, settle,
                                text, whole)
 from warpcheck.models.errors import ConfigError, OptionError
-from warpcheck.models.file_schemas import MAX_LOOP_BOUND
+from warpcheck.models.limits import MAX_LOOP_BOUND
 from warpcheck.models.makespan.kernel import parse_kernel, parse_sigmas
 
 METHODS = ("auto", "interval", "blocks", "block-ranking", "deficit", "ranking", "smt", "optimize", "ilp", "enumerate",

@@ -13,18 +13,23 @@ options), so a script and the command line take one path and get one answer.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from warpcheck import _values as v
 from warpcheck._guard import bounded
-from warpcheck._qaws.kernel_runs import KernelRunsResult, run_kernel_set
+from warpcheck._lazy import lazy_names
 from warpcheck._qaws.options import (QawsInversionOptions, QawsSwitchesOptions, QawsWcrtOptions,
                                      SimulateKernelsOptions)
-from warpcheck._qaws.results import (InversionRow, QawsInversionResult, QawsResult, QawsRun, QawsSwitchesResult,
-                                     QawsWcrtResult, WcrtRow)
-from warpcheck._qaws.searches import run_inversion, run_switches, run_wcrt
 from warpcheck.models.errors import OptionError
-from warpcheck.models.frontend.config import SMConfig
+
+if TYPE_CHECKING:
+    from warpcheck._qaws.kernel_runs import KernelRunsResult
+    from warpcheck._qaws.results import (InversionRow, QawsInversionResult, QawsResult, QawsRun, QawsSwitchesResult,
+                                         QawsWcrtResult, WcrtRow)
+    from warpcheck.models.frontend.config import SMConfig
+__getattr__ = lazy_names(__name__, {"KernelRunsResult": "kernel_runs", **dict.fromkeys(
+    ["InversionRow", "QawsInversionResult", "QawsResult", "QawsRun", "QawsSwitchesResult", "QawsWcrtResult", "WcrtRow"],
+    "results")})
 
 __all__ = ["qaws_wcrt", "qaws_inversion", "qaws_switches", "simulate_kernels", "wcrt_of", "inversion_of",
            "switches_of", "kernel_runs_of", "QawsWcrtOptions", "QawsInversionOptions", "QawsSwitchesOptions",
@@ -59,24 +64,28 @@ def _record(record: type, where: str, keywords: Mapping[str, Any]) -> Any:
 def wcrt_of(o: QawsWcrtOptions, progress: Progress | None = None) -> QawsWcrtResult:
     """``qaws wcrt`` on its record, bounded by its ``timeout`` and ``memory``."""
     with bounded(o.timeout, o.memory):
+        from warpcheck._qaws.searches import run_wcrt
         return run_wcrt(o, progress)
 
 
 def inversion_of(o: QawsInversionOptions) -> QawsInversionResult:
     """``qaws inversion`` on its record, bounded by its ``timeout`` and ``memory``."""
     with bounded(o.timeout, o.memory):
+        from warpcheck._qaws.searches import run_inversion
         return run_inversion(o)
 
 
 def switches_of(o: QawsSwitchesOptions) -> QawsSwitchesResult:
     """``qaws switches`` on its record, bounded by its ``timeout`` and ``memory``."""
     with bounded(o.timeout, o.memory):
+        from warpcheck._qaws.searches import run_switches
         return run_switches(o)
 
 
 def kernel_runs_of(o: SimulateKernelsOptions, base: SMConfig | None = None) -> KernelRunsResult:
     """``simulate --kernels`` on its record (``base``: the SM's timing), bounded by its ``timeout`` and ``memory``."""
     with bounded(o.timeout, o.memory):
+        from warpcheck._qaws.kernel_runs import run_kernel_set
         return run_kernel_set(o, base)
 
 

@@ -14,11 +14,11 @@ from typing import Any, Mapping, Sequence
 
 from warpcheck import _values as v
 from warpcheck.models.errors import OptionError
-from warpcheck.models.file_schemas import MAX_LATENCY, MAX_REPLAY_CYCLES, MAX_STAGE
+from warpcheck.models.limits import MAX_LATENCY, MAX_REPLAY_CYCLES, MAX_STAGE
 from warpcheck.models.frontend.config import DEFAULT_LATENCY
 from warpcheck.models.kernels.kernel import CLASSES
-from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES
-from warpcheck.sim.qaws.kernels_run import POLICY_OF
+from warpcheck.sim.frontend.limits import DEFAULT_MAX_CYCLES, ENGINES
+from warpcheck.models.qaws.policies import POLICY_OF
 
 __all__ = ["QawsWcrtOptions", "QawsInversionOptions", "QawsSwitchesOptions", "SimulateKernelsOptions"]
 

@@ -16,7 +16,7 @@ from warpcheck.encodings.certificate import not_certifiable
 from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.qaws.response import StallSpace
-from warpcheck.sim.qaws.kernels_run import POLICY_OF
+from warpcheck.models.qaws.policies import POLICY_OF
 from warpcheck.sim.qaws.worst import exhaustive_worst, replay
 from warpcheck.verify.qaws.switches import prove_switch_bound
 from warpcheck.verify.qaws.wcrt import inversion, worst_response

@@ -14,24 +14,30 @@ the analyzer run), ``analysis``, ``kernel_proof``, ``stream_proof``,
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable
 
 from warpcheck._guard import bounded
-from warpcheck._reorder import analysis, kernel_proof, replay, simulate, stream_proof
-from warpcheck._reorder.launch import run_analysis
 from warpcheck._reorder.options import (AnalyzeOptions, ReorderProveOptions, ReorderReplayOptions,
                                         ReorderSimulateOptions)
 from warpcheck._values import build, callback, flag
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.reorder.l1 import parse_cache
-from warpcheck.sim.reorder.accesses import Analysis
 from warpcheck.verify.result import EXIT_CODES, Status
+
+if TYPE_CHECKING:
+    from warpcheck.sim.reorder.accesses import Analysis
 
 __all__ = ["analyze", "reorder_prove", "reorder_replay", "reorder_simulate", "AnalysisResult", "ReorderResult",
            "AnalyzeOptions", "ReorderProveOptions", "ReorderReplayOptions", "ReorderSimulateOptions",
            "analysis_of", "proof_of", "replay_of", "simulation_of"]
+
+
+def _workflow(name: str) -> ModuleType:
+    """A workflow module, imported when a verb runs (parsing a command line loads none of them)."""
+    return importlib.import_module(f"{__name__}.{name}")
 
 
 @dataclass
@@ -75,7 +81,7 @@ class AnalysisResult:
 
     def report(self) -> str:
         """The text report ``warpcheck analyze`` prints."""
-        return analysis.report(self.data)
+        return _workflow("analysis").report(self.data)
 
 
 @dataclass
@@ -129,10 +135,10 @@ class ReorderResult:
     def report(self) -> str:
         """The text report the verb prints."""
         if self.action == "replay":
-            return replay.report(self.data)
+            return _workflow("replay").report(self.data)
         if self.action == "simulate":
-            return simulate.report(self.data)
-        return stream_proof.report(self.data) if self.data.get("mode") == "streams" else kernel_proof.report(self.data)
+            return _workflow("simulate").report(self.data)
+        return _workflow("stream_proof" if self.data.get("mode") == "streams" else "kernel_proof").report(self.data)
 
 
 def _keywords(given: dict[str, Any]) -> dict[str, Any]:
@@ -171,10 +177,11 @@ def analyze(kernel: str | Path | None = None, **keywords: Any) -> AnalysisResult
 
 def analysis_of(o: AnalyzeOptions) -> AnalysisResult:
     """``analyze`` on its options (an undecided analysis is returned with its ``problem``, not raised)."""
-    an = run_analysis(o)
+    from warpcheck.models.reorder.l1 import parse_cache
+    an = _workflow("launch").run_analysis(o)
     spec = parse_cache(o.cache, o.line_bytes, o.stores) if o.cache else None
     problem = an.undecided[0].describe(o.kernel or an.kernel.name) if an.undecided else None
-    return AnalysisResult(analysis.analysis_json(an, o.order, spec), an, problem)
+    return AnalysisResult(_workflow("analysis").analysis_json(an, o.order, spec), an, problem)
 
 
 def reorder_prove(kernel: str | Path | None = None, *, progress: Callable[[str], None] | None = None,
@@ -203,7 +210,8 @@ def reorder_prove(kernel: str | Path | None = None, *, progress: Callable[[str],
 def proof_of(o: ReorderProveOptions, progress: Callable[[str], None] | None = None,
              folder: str | None = None) -> ReorderResult:
     """``reorder prove`` on its options; a FAIL's witness without ``o.witness`` goes into ``folder`` (None: temp)."""
-    out = stream_proof.run_streams(o, folder) if o.streams is not None else kernel_proof.run_prove(o, progress, folder)
+    out = _workflow("stream_proof").run_streams(o, folder) if o.streams is not None else \
+        _workflow("kernel_proof").run_prove(o, progress, folder)
     return ReorderResult("prove", out["status"], EXIT_CODES[Status(out["status"])], out)
 
 
@@ -227,7 +235,7 @@ def reorder_replay(witness: str | Path | ReorderResult, **keywords: Any) -> Reor
 def replay_of(o: ReorderReplayOptions) -> ReorderResult:
     """``reorder replay`` of the options' witness file."""
     assert o.witness is not None  # the record refuses a missing one
-    out = replay.replay_file(o.witness)
+    out = _workflow("replay").replay_file(o.witness)
     ok = bool(out["reproduced"])
     return ReorderResult("replay", "PASS" if ok else "ERROR", 0 if ok else EXIT_CODES[Status.ERROR], out)
 
@@ -252,6 +260,6 @@ def reorder_simulate(kernel: str | Path | None = None, **keywords: Any) -> Reord
 
 def simulation_of(o: ReorderSimulateOptions) -> ReorderResult:
     """``reorder simulate`` on its options."""
-    out, code = simulate.run_simulate(o)
+    out, code = _workflow("simulate").run_simulate(o)
     status = {0: Status.PASS, 1: Status.FAIL}.get(code, Status.ERROR)
     return ReorderResult("simulate", status.value, code, out)

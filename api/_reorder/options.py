@@ -15,15 +15,13 @@ from typing import Any
 from warpcheck._values import (DEFAULT_MEMORY_GIB, assignments, distinct_paths, flag, gib, integer, one_of,
                                optional_integer, path, seconds, settle, text, whole)
 from warpcheck.models.errors import ConfigError, OptionError
-from warpcheck.models.file_schemas import MAX_LATENCY
+from warpcheck.models.limits import MAX_LATENCY
 from warpcheck.models.reorder.l1 import STORE_POLICIES, parse_cache
-from warpcheck.models.reorder.mutants import MUTANTS
 from warpcheck.models.reorder.order import ORDERS
 from warpcheck.models.reorder.streams import MAX_STREAM_LENGTH, MAX_STREAM_LINES, MAX_STREAM_WARPS
-from warpcheck.sim.reorder.accesses import MAX_BLOCKS, MAX_THREADS_PER_BLOCK
-from warpcheck.sim.reorder.timing import DESIGNS
-from warpcheck.verify.reorder.props import CHECKS
-from warpcheck.verify.reorder.streams import STREAM_CHECKS
+from warpcheck.models.limits import MAX_BLOCKS, MAX_THREADS_PER_BLOCK
+from warpcheck.models.frontend.config import DESIGNS
+from warpcheck.verify.reorder.checks import CHECKS, STREAM_CHECKS
 
 __all__ = ["LaunchOptions", "AnalyzeOptions", "ReorderProveOptions", "ReorderReplayOptions",
            "ReorderSimulateOptions", "CHANNEL", "KERNEL_CACHE", "STREAM_CACHE"]
@@ -174,14 +172,16 @@ class ReorderProveOptions(LaunchOptions):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.mutant is not None:
+            from warpcheck.models.reorder.mutants import MUTANTS  # the unit's model: loaded only to name a mutant
+            one_of("mutant", self.mutant, MUTANTS)
         streams = optional_integer("streams", self.streams, 1, MAX_STREAM_LENGTH)
         warps = integer("warps", self.warps, 1, MAX_STREAM_WARPS)
         settle(self, streams=streams, warps=warps, lines=integer("lines", self.lines, 1, MAX_STREAM_LINES),
                barriers=optional_integer("barriers", self.barriers, 0, MAX_STREAM_LENGTH),
                no_unit=flag("no_unit", self.no_unit), channel=integer("channel", self.channel, 1, MAX_CHANNEL),
                max_k=integer("max_k", self.max_k, 1, 64), depth=optional_integer("depth", self.depth, 1, 10_000),
-               samples=integer("samples", self.samples, 1, 100_000), witness=path("witness", self.witness),
-               mutant=one_of("mutant", self.mutant, MUTANTS, optional=True))
+               samples=integer("samples", self.samples, 1, 100_000), witness=path("witness", self.witness))
         distinct_paths(self, inputs=("kernel",), outputs=("witness",))
         if streams is None:
             self._kernel_mode()

@@ -18,8 +18,7 @@ from warpcheck.models.reorder.order import static_order
 from warpcheck.models.reorder.unit import ReorderUnit
 from warpcheck.sim.reorder.run import drain, l1_misses, longest_wait, simulate
 from warpcheck.sim.reorder.stream_replay import FIELDS as STREAM_FIELDS, STREAM_FORMAT, replay_stream
-from warpcheck.verify.reorder.props import CHECKS
-from warpcheck.verify.reorder.streams import STREAM_CHECKS
+from warpcheck.verify.reorder.checks import CHECKS, STREAM_CHECKS
 
 FIELDS = ("kernel", "grid", "block", "params", "line_bytes", "cache", "stores", "channel", "order", "unit", "check",
           "schedules")

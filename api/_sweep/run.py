@@ -12,15 +12,17 @@ import signal
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from warpcheck import _values as v
 from warpcheck._guard import RunTimeout, bounded, stopped_by
-from warpcheck._sweep.grid import Run, Sweep, load_sweep
 from warpcheck._sweep.point import failed
 from warpcheck._sweep.progress import Progress
 from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.files import check_writable
+
+if TYPE_CHECKING:  # the sweep file's schema (pydantic) loads when a sweep runs
+    from warpcheck._sweep.grid import Run, Sweep
 
 MAX_JOBS = 256
 WEEK = 7 * 86_400.0
@@ -102,6 +104,7 @@ def run_sweep(o: SweepOptions, quiet: bool = True) -> SweepResult:
     Ctrl-C, SIGTERM and the timeout keep every finished run in the store (said on stderr).
     """
     from warpcheck._sweep import execute
+    from warpcheck._sweep.grid import load_sweep
     from warpcheck._sweep.store import Store
     with bounded(o.timeout, o.memory):
         sweep = load_sweep(o.sweep) if o.sweep else None

@@ -12,8 +12,7 @@ from warpcheck.cli.options import INPUT, positive_seconds, record_from_args
 from warpcheck.cli.qaws import kernels_sim
 from warpcheck.models.errors import OptionError
 from warpcheck.models.frontend.policies import POLICIES
-from warpcheck.sim.frontend.metrics import ENGINES
-from warpcheck.sim.frontend.suite import BUILTIN
+from warpcheck.sim.frontend.limits import ENGINES
 
 EPILOG = f"""examples:
   warpcheck simulate psort --design both --warps 8
@@ -91,6 +90,7 @@ def _ptx_options(p: argparse.ArgumentParser) -> None:
 
 
 def _list(a: argparse.Namespace) -> int:
+    from warpcheck.sim.frontend.suite import BUILTIN
     rows = [{"name": w.name, "instructions": len(w.kernel), "dynamic_per_warp": len(w.path(0)),
              "loops": dict(w.loops), "description": w.description} for w in BUILTIN.values()]
     if a.json:

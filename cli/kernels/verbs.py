@@ -8,13 +8,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from warpcheck._kernels import (CfgOptions, KernelResult, SimtOptions, WcetOptions, run_cfg, run_simt,
-                                run_wcet)
+from warpcheck._kernels import CfgOptions, SimtOptions, WcetOptions, run_cfg, run_simt, run_wcet
 from warpcheck._kernels.options import KernelOptions
 from warpcheck.cli.options import INPUT, OUTPUT_FILE, positive_seconds, record_from_args
-from warpcheck.models.kernels.cfg import DEFAULT_LATENCIES
+from warpcheck.models.kernels.latencies import DEFAULT_LATENCIES
+
+if TYPE_CHECKING:
+    from warpcheck._kernels import KernelResult
 
 KERNEL_HELP = "a PTX file (nvcc -ptx) or a SASS-style listing (.sass) with SSY/SYNC/BRA/EXIT"
 

@@ -19,9 +19,8 @@ from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.l1 import STORE_POLICIES
 from warpcheck.models.reorder.order import ORDERS
 from warpcheck.models.reorder.streams import MAX_STREAM_LENGTH, MAX_STREAM_LINES, MAX_STREAM_WARPS
-from warpcheck.sim.reorder.timing import DESIGNS
-from warpcheck.verify.reorder.props import CHECKS
-from warpcheck.verify.reorder.streams import STREAM_CHECKS
+from warpcheck.models.frontend.config import DESIGNS
+from warpcheck.verify.reorder.checks import CHECKS, STREAM_CHECKS
 
 FMT = argparse.RawDescriptionHelpFormatter
 WITNESS_FOLDER = "warpcheck-out"  # where a FAIL's witness goes without --witness

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from warpcheck.models.errors import ConfigError
-from warpcheck.models.file_schemas import SMConfigFile, validated
 from warpcheck.models.files import load_toml
 from warpcheck.models.kernels.kernel import CLASSES
 from warpcheck.models.frontend.policies import POLICIES, check_policy
@@ -157,6 +156,7 @@ def config_from_mapping(data: Mapping[str, Any], where: str = "configuration") -
     if extra:
         raise ConfigError(f"{where}: unknown key {extra[0]!r}; known keys: {', '.join(sorted(known - {'check_buffer'}))}")
     args: dict[str, Any] = {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
+    from warpcheck.models.file_schemas import SMConfigFile, validated  # pydantic: loaded when a configuration is read
     validated(SMConfigFile, args, where)
     if "latency" in args:
         args["latency"] = {**DEFAULT_LATENCY, **dict(args["latency"])}

@@ -16,20 +16,11 @@ import networkx as nx
 
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
-from warpcheck.models.kernels.opcodes import EXTRA_UNITS
+from warpcheck.models.kernels.latencies import DEFAULT_LATENCIES, DEFAULT_SPACE_LATENCIES
 
 EXIT = "EXIT"
 EXIT_PC = -1
 
-# Block-cost model: one warp in isolation, each instruction costs its latency.
-DEFAULT_LATENCIES: Mapping[str, int] = {
-    "nop": 1, "int": 1, "fadd": 4, "fmul": 4, "fmadd": 4, "fcvt": 5,
-    "fdiv": 16, "fsqrt": 16, "mem": 100, "branch": 1, "exit": 1,
-    **EXTRA_UNITS,  # tensor-core and asynchronous-copy instructions have latency classes of their own
-}
-# Memory accesses outside global/local memory are cheaper than the "mem" class.
-DEFAULT_SPACE_LATENCIES: Mapping[str, int] = {"param": 4, "const": 4, "shared": 20}
-CLASSES_WITH_LATENCY = tuple(DEFAULT_LATENCIES) + tuple(DEFAULT_SPACE_LATENCIES)
 
 CONTROL = ("bra", "ret", "exit", "sync")
 

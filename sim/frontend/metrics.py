@@ -22,10 +22,9 @@ from warpcheck.models.frontend.design import NOP_CLS, FrontEnd
 from warpcheck.models.frontend.oracles import osched1_choice, osched2_choice
 from warpcheck.sim.frontend.compiled import CompiledFrontEnd
 from warpcheck.sim.frontend.driver import Feeder, initial_params, run_iter
+from warpcheck.sim.frontend.limits import DEFAULT_MAX_CYCLES, ENGINES
 from warpcheck.sim.frontend.workloads import ICache, Workload, WorkloadSource
 
-DEFAULT_MAX_CYCLES = 200_000
-ENGINES = ("compiled", "reference", "native")
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,12 @@ from warpcheck.models.frontend.config import SMConfig
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.frontend.design import FrontEnd
 from warpcheck.models.frontend.stream import Instr
+from warpcheck.models.qaws.policies import POLICY_OF
 from warpcheck.sim.frontend.driver import Feeder, initial_params
 from warpcheck.sim.frontend.metrics import compiled
 from warpcheck.sim.frontend.workloads import ICache, Workload, WorkloadSource
 
 # The policies compared side by side; "gto" is the kit's gtlo (warp number = launch age, see docs/qaws.md).
-POLICY_OF = {"lrr": "lrr", "gto": "gtlo", "gtlo": "gtlo", "qaws": "qaws"}
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,11 @@ from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.kernels.kernel import Instruction, Kernel
 from warpcheck.models.kernels.opcodes import spec_of, wmma_tile
 from warpcheck.models.kernels.ptx import operand_registers
+from warpcheck.models.limits import MAX_BLOCKS, MAX_THREADS_PER_BLOCK
 from warpcheck.spec.kernels.thread_ops import Machine, ThreadState, WarpInputs
 
 Dim3 = tuple[int, int, int]
 WARP_SIZE = 32
-MAX_THREADS_PER_BLOCK = 1024
-MAX_BLOCKS = 4096
 GLOBAL_SPACES = ("global", "generic")
 UNSUPPORTED = {"atom": "an atomic", "red": "an atomic reduction", "call": "a call", "tex": "a texture fetch",
                "tld4": "a texture fetch", "suld": "a surface load", "sust": "a surface store",

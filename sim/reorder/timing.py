@@ -43,13 +43,13 @@ from warpcheck.models.kernels.kernel import CLASS_INDEX, Instruction, Kernel
 from warpcheck.models.kernels.ptx import operand_registers
 from warpcheck.models.reorder.unit import ReorderUnit, Workload
 from warpcheck.models.reorder.frontend import LoadStoreFrontEnd
+from warpcheck.models.frontend.config import DESIGNS
 from warpcheck.models.frontend.stream import Instr
 from warpcheck.sim.frontend.compiled import CompiledFrontEnd
 from warpcheck.sim.frontend.driver import Feeder, initial_params
 from warpcheck.sim.frontend.workloads import ICache, WorkloadSource
 
 POLICIES = {"lrr": "lrr", "rr": "srr"}  # our names -> the kit's policies
-DESIGNS = ("baseline", "swas")
 MAX_ALU_LATENCY = max(v for k, v in DEFAULT_LATENCY.items() if k != "mem")
 Trace = Sequence[tuple[int, int]]  # (pc, access index or -1), the analyzer's per-warp trace
 

@@ -36,10 +36,10 @@ from warpcheck.spec.reorder.reference import static_order
 from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, kinduction
 from warpcheck.verify.progress import Progress
+from warpcheck.verify.reorder.checks import CHECKS
 from warpcheck.verify.result import Result, Status
 
 Prop = Callable[[Any, State], Any]
-CHECKS = ("order", "deadlock", "misses", "wait", "progress")
 
 
 class Monitored(TransitionSystem):

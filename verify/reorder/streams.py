@@ -36,9 +36,9 @@ from warpcheck.spec.reorder.reference_l1 import Geometry, ReferenceL1
 from warpcheck.models.reorder.unit import SENT, WAITING, ReorderUnit
 from warpcheck.models.ts import State, TransitionSystem, Var
 from warpcheck.verify.engines import bmc, kinduction
+from warpcheck.verify.reorder.checks import STREAM_CHECKS
 from warpcheck.verify.result import Result, Status
 
-STREAM_CHECKS = ("stream", "order", "wait", "progress", "misses")
 
 
 def wait_bound(channel: int) -> int:
