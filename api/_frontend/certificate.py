@@ -1,7 +1,8 @@
 """The certificate of a front-end PASS (``prove --certificate FILE``) and the system a certificate says it covers.
 
-A certificate is written only for a PASS that holds for every depth and whose
-invariant (the proved lemmas and the property) is 1-inductive; the file names
+A certificate is written for a PASS that holds for every depth: its invariant
+(the proved lemmas and the property) is k-inductive, k as the engine found it
+(1 for every PASS measured so far, SWaS at W = 2 and 4); the file names
 what it covers (design, policies, W, every SM parameter, property, prologue)
 so that ``warpcheck check`` rebuilds the same system and compares.
 """
@@ -68,5 +69,5 @@ def write_certificate(o: ProveOptions, r: Result) -> str:
               "check: warpcheck check FILE (bitwuzla or cvc5), or any SMT-LIB2 solver: each (check-sat) must "
               "answer as its (set-info :status) says"]
     assert o.certificate is not None
-    write_files({o.certificate: cert.certificate(ts, prop, r.lemmas, _width(ts), header)}, "certificate")
+    write_files({o.certificate: cert.certificate(ts, prop, r.lemmas, _width(ts), header, r.depth)}, "certificate")
     return o.certificate

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from warpcheck._guard import bounded
-from warpcheck._reorder import analysis, kernel_proof, replay, simulate, stream_proof
+from warpcheck._reorder import analysis, certificate, kernel_proof, replay, simulate, stream_proof
 from warpcheck._reorder.launch import run_analysis
 from warpcheck._reorder.options import (AnalyzeOptions, ReorderProveOptions, ReorderReplayOptions,
                                         ReorderSimulateOptions)
@@ -203,7 +203,13 @@ def reorder_prove(kernel: str | Path | None = None, *, progress: Callable[[str],
 def proof_of(o: ReorderProveOptions, progress: Callable[[str], None] | None = None,
              folder: str | None = None) -> ReorderResult:
     """``reorder prove`` on its options; a FAIL's witness without ``o.witness`` goes into ``folder`` (None: temp)."""
-    out = stream_proof.run_streams(o, folder) if o.streams is not None else kernel_proof.run_prove(o, progress, folder)
+    if o.streams is None:
+        out = kernel_proof.run_prove(o, progress, folder)
+    else:
+        members: list[tuple[int | None, dict[str, Any]]] = []
+        out = stream_proof.run_streams(o, folder, members)
+        if o.certificate:
+            certificate.attach(o, out, members)
     return ReorderResult("prove", out["status"], EXIT_CODES[Status(out["status"])], out)
 
 
