@@ -17,6 +17,9 @@ from warpcheck._reorder.certificate import attach, paths, system_of
 from warpcheck.cli.main import main
 from warpcheck.encodings import certificate as cert
 from warpcheck.encodings.unroll import _width
+from warpcheck.models.ts import TransitionSystem, Var
+from warpcheck.verify.engines import kinduction
+from warpcheck.verify.smt2_run import answers
 
 pytest.importorskip("bitwuzla", reason="bitwuzla is in the test extra: pip install '.[test]'")
 
@@ -119,3 +122,35 @@ def test_the_barrier_family_writes_one_certificate_each(tmp_path):
     assert r.status == "PASS" and r.to_dict()["certificates"] == [str(tmp_path / "unit.barriers-1.smt2"), str(where)]
     got = [warpcheck.check(c) for c in r.to_dict()["certificates"]]
     assert [(g.status, g.covers["barriers"], g.k) for g in got] == [("PASS", 1, 2), ("PASS", None, 2)]
+
+
+class _TwoStep(TransitionSystem):
+    """x in 0..7 from 0: 0 -> 1 -> 2 -> 0, 6 -> 7 -> 7, the rest -> 0.  ``x != 7`` holds, 2-inductively: 6
+    satisfies it and steps to 7, but no state steps to 6 (and the 3-cycle makes the step's hypotheses satisfiable)."""
+
+    def state_vars(self) -> list[Var]:
+        return [Var("x", "int", 0, 7)]
+
+    def init(self, A: Any, p: Any) -> dict[str, Any]:
+        return {"x": A.const(0)}
+
+    def step(self, A: Any, s: dict[str, Any], i: Any) -> dict[str, Any]:
+        x = s["x"]
+        nxt = A.const(0)
+        for here, there in ((0, 1), (1, 2), (6, 7), (7, 7)):
+            nxt = A.ite(A.eq(x, A.const(here)), A.const(there), nxt)
+        return {"x": nxt}
+
+
+def _not3(A: Any, s: dict[str, Any]) -> Any:
+    return A.ne(s["x"], A.const(7))
+
+
+def test_a_2_inductive_system_gets_k_step_obligations_that_a_solver_decides():
+    ts = _TwoStep()
+    r = kinduction(ts, _not3, 4, use_lemmas=False)
+    assert (r.status.value, r.depth) == ("PASS", 2)
+    text = cert.certificate(ts, _not3, [], 8, ["covers: {}"], r.depth)
+    assert answers(text, "bitwuzla") == list(cert.EXPECTED)
+    assert answers(cert.certificate(ts, _not3, [], 8, ["covers: {}"], 1), "bitwuzla")[1] == "sat"  # not 1-inductive
+    assert cert.not_certifiable("PASS", False, 2) is None and "unbounded" in cert.not_certifiable("PASS", True, 2)
