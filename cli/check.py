@@ -33,7 +33,8 @@ def register(sub: Any) -> None:
                                    "check runs bitwuzla or cvc5.", epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("certificate", type=INPUT, help="certificate file (SMT-LIB2) written by a verb's --certificate")
-    p.add_argument("--solver", choices=SOLVERS, help=f"the solver that checks it (default {C.solver})")
+    p.add_argument("--solver", choices=SOLVERS, help="the solver that checks it (default: bitwuzla, or cvc5 for a "
+                                                     "quantified certificate: the proof for every W)")
     p.add_argument("--timeout", type=positive_seconds, default=C.timeout, metavar="S",
                    help=f"seconds for the whole check before it stops with TIMEOUT, exit 4 (default {C.timeout:g})")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

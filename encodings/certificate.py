@@ -30,6 +30,7 @@ them, so a checker rebuilds them and compares; only ``inv`` is the proof's own.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from warpcheck.encodings.netlist import Net, NetAlgebra
@@ -55,6 +56,33 @@ K_LINE = "; induction: k = "  # the header line of a k-inductive certificate (k 
 MAX_K = 64
 _OPS = {"add": "bvadd", "sub": "bvsub", "eq": "=", "slt": "bvslt", "and": "and", "or": "or", "not": "not",
         "ite": "ite"}
+
+
+@dataclass(frozen=True)
+class Sections:
+    """What a certificate of a system must hold but its header: the system's text, the invariant's (its
+    ``define-fun`` head, or with ``exact_invariant`` its whole text: the kit's own), the obligations' text and
+    their names in order (each answers as :data:`EXPECTED`-like ``answers`` say)."""
+
+    system: str
+    invariant: str
+    obligations: str
+    names: tuple[str, ...]
+    answers: tuple[str, ...]
+    exact_invariant: bool = False
+    logic: str = "QF_BV"
+
+
+def sections_of(ts: TransitionSystem, prop: Pred, width: int, k: int = 1) -> Sections:
+    """:func:`sections` as a :class:`Sections` (the invariant's head only: the invariant is the proof's own)."""
+    system, head, obligations = sections(ts, prop, width, k)
+    return Sections(system, head, obligations, obligation_names(k), EXPECTED)
+
+
+def assemble(header: Sequence[str], system: str, inv: str, obligations: str) -> str:
+    """The file: the format line, ``header`` (comment lines without their ``;``), the three sections."""
+    head = [f"; {FORMAT}", *[f"; {line}" for line in header]]
+    return "\n".join([*head, system, INVARIANT, inv, obligations]) + "\n"
 
 
 def _sort(kind: str, width: int) -> str:
@@ -229,8 +257,6 @@ def certificate(ts: TransitionSystem, prop: Pred, lemmas: Sequence[str], width: 
     """The whole script: ``header`` (comment lines without their ``;``), the system, ``inv``, the obligations of a
     ``k``-inductive proof (k > 1 adds the header line ``; induction: k = K``)."""
     system, _, obligations = sections(ts, prop, width, k)
-    head = [f"; {FORMAT}", *[f"; {line}" for line in header]]
-    if k > 1:
-        head.append(f"{K_LINE}{k} (k-induction: inv holds in the first {k} states of every run, and {k} states of "
-                    "inv on a path without repeats are followed by one of inv)")
-    return "\n".join([*head, system, INVARIANT, invariant(ts, prop, lemmas, width), obligations]) + "\n"
+    more = [f"{K_LINE[2:]}{k} (k-induction: inv holds in the first {k} states of every run, and {k} states of inv "
+            "on a path without repeats are followed by one of inv)"] if k > 1 else []
+    return assemble([*header, *more], system, invariant(ts, prop, lemmas, width), obligations)

@@ -30,7 +30,7 @@ from warpcheck._guard import bounded
 from warpcheck._values import build
 from warpcheck.encodings import certificate as cert
 from warpcheck.encodings.unroll import _width
-from warpcheck.models.errors import ConfigError, InputFileError
+from warpcheck.models.errors import ConfigError, InputFileError, OptionError
 from warpcheck.models.files import read_text
 from warpcheck.verify.result import EXIT_CODES, Status
 from warpcheck.verify.smt2_run import answers, commands, version
@@ -78,7 +78,7 @@ class CheckResult:
         return "\n".join(lines)
 
 
-def check(certificate: str, solver: str = "bitwuzla", **options: Any) -> CheckResult:
+def check(certificate: str, solver: str | None = None, **options: Any) -> CheckResult:
     """Check a certificate file (``prove``, ``qaws switches``, ``reorder prove --certificate``); keywords are
     :class:`CheckOptions`'s."""
     return check_options(build(CheckOptions, "check", {"certificate": certificate, "solver": solver, **options}))
@@ -94,12 +94,17 @@ def _check(o: CheckOptions, progress: Callable[[str], None] | None) -> CheckResu
     t0 = time.monotonic()
     text = read_text(o.certificate, "certificate")
     covered, k = _covers(text, o.certificate), _induction(text, o.certificate)
-    refusal = _refusal(text, covered, k, o.certificate)
-    done = CheckResult("FAIL", o.certificate, version(o.solver), covered, refusal or "", k)
+    want = _expected(covered, k, o.certificate)
+    solver = o.solver or ("bitwuzla" if want.logic == "QF_BV" else "cvc5")
+    if solver == "bitwuzla" and want.logic != "QF_BV":
+        raise OptionError("solver", solver, f"does not read this certificate's logic ({want.logic}: quantifiers over "
+                                            "a sort of warps); choose cvc5")
+    refusal = _refusal(text, want)
+    done = CheckResult("FAIL", o.certificate, version(solver), covered, refusal or "", k)
     if refusal is None:
         if progress:
             progress(f"check: running the obligations through {done.solver}")
-        _solve(done, text, o.timeout)
+        _solve(done, text, o.timeout, want)
     done.seconds = time.monotonic() - t0
     return done
 
@@ -130,33 +135,42 @@ def _induction(text: str, where: str) -> int:
     return int(said[0])
 
 
-def _refusal(text: str, covered: dict[str, Any], k: int, where: str) -> str | None:
-    """Why the file is not the certificate of the system it names (None: its parts are in place)."""
+def _expected(covered: dict[str, Any], k: int, where: str) -> cert.Sections:
+    """What the kit builds for the system the header names (bad input when it names none)."""
     home = SYSTEMS.get(str(covered.get("verb")))
     if home is None:
         raise InputFileError(f"{where}: covers the verb {covered.get('verb')!r}; certificates come from "
                              f"{', '.join(SYSTEMS)}")
-    system_of = importlib.import_module(home).system_of  # only the domain the certificate names loads
+    module = importlib.import_module(home)  # only the domain the certificate names loads
     try:
-        ts, prop = system_of(covered, where)
+        if hasattr(module, "sections_of"):  # a domain with certificates of its own shape (the front end's every W)
+            return module.sections_of(covered, where, k)  # type: ignore[no-any-return]
+        ts, prop = module.system_of(covered, where)
     except ConfigError as e:
         raise InputFileError(f"{where}: its covers line names no system the kit can rebuild: {e}") from None
-    system, inv_head, obligations = cert.sections(ts, prop, _width(ts), k)
+    return cert.sections_of(ts, prop, _width(ts), k)
+
+
+def _refusal(text: str, want: cert.Sections) -> str | None:
+    """Why the file is not the certificate of the system it names (None: its parts are in place)."""
     parts = _parts(text)
     if parts is None:
         return "its sections (system, invariant, obligations) are not all there, in that order"
     head = text[:text.find(cert.SYSTEM)].splitlines()
     if any(line.strip() and not line.startswith(";") for line in head):
         return "its header holds more than comments (a command before the system)"
-    if parts[0] != system:
-        return f"its system differs from the one it says it covers{_first_difference(parts[0], system)}"
-    if parts[2] != obligations:
-        return f"its obligations differ from the kit's{_first_difference(parts[2], obligations)}"
+    if parts[0] != want.system:
+        return f"its system differs from the one it says it covers{_first_difference(parts[0], want.system)}"
+    if parts[2] != want.obligations:
+        return f"its obligations differ from the kit's{_first_difference(parts[2], want.obligations)}"
+    if want.exact_invariant:
+        return None if parts[1] == want.invariant else \
+            f"its invariant differs from the kit's{_first_difference(parts[1], want.invariant)}"
     try:
         defined = commands(parts[1])
     except ValueError as e:
         return f"its invariant is not one SMT-LIB2 command: {e}"
-    if len(defined) != 1 or not defined[0].startswith(inv_head):
+    if len(defined) != 1 or not defined[0].startswith(want.invariant):
         return "its invariant part is not exactly one (define-fun inv ...) over the state"
     return None
 
@@ -177,14 +191,14 @@ def _first_difference(got: str, want: str) -> str:
     return " (one is longer)"
 
 
-def _solve(done: CheckResult, text: str, timeout: float | None) -> None:
+def _solve(done: CheckResult, text: str, timeout: float | None, want: cert.Sections) -> None:
     """Run the obligations through the solver and judge the answers."""
     said = answers(text, done.solver.split()[0], timeout)
-    names = cert.obligation_names(done.k)
+    names = want.names
     if len(said) != len(names):
         done.message = f"{len(said)} answers for {len(names)} obligations"
         return
-    must = dict(zip(names, cert.EXPECTED))
+    must = dict(zip(names, want.answers))
     done.answers = {n: f"{a} (must be {must[n]})" for n, a in zip(names, said)}
     wrong = [f"{n} answered {a}" for n, a in zip(names, said) if a in ("sat", "unsat") and a != must[n]]
     undecided = [n for n, a in zip(names, said) if a not in ("sat", "unsat")]
