@@ -23,6 +23,7 @@ from warpcheck.verify.smt2_run import answers
 
 pytest.importorskip("bitwuzla", reason="bitwuzla is in the test extra: pip install '.[test]'")
 
+ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--streams", "1", "--warps", "1", "--lines", "2", "--barriers", "0"]  # 0.4 s of proof, 2-inductive
 
 
@@ -101,9 +102,26 @@ def test_the_invariant_passed_off_as_1_inductive_is_refused(proved, tmp_path):
 
 def test_certificate_options_of_reorder_prove(tmp_path):
     assert paths("out/u.smt2", [1, None]) == ["out/u.barriers-1.smt2", "out/u.smt2"]
-    assert paths("u.smt2", [2]) == ["u.smt2"]
-    with pytest.raises(warpcheck.ConfigError, match="certificate.*goes with streams"):
-        warpcheck.reorder_prove("k.ptx", grid=1, block=32, certificate=str(tmp_path / "c.smt2"))
+    assert paths("u.smt2", [2]) == ["u.smt2"] and paths("u.smt2", ["check", "progress"]) == ["u.smt2", "u.progress.smt2"]
+    with pytest.raises(warpcheck.ConfigError, match="certificate.*goes with the unit"):
+        warpcheck.reorder_prove("k.ptx", grid=1, block=32, no_unit=True, certificate=str(tmp_path / "c.smt2"))
+
+
+def test_a_kernel_proof_writes_the_checks_and_progresss_certificates(tmp_path):
+    """The barrier order on the deadlock example: deadlock (1-inductive) and progress (2-inductive) both hold; the
+    kernel file changed after the proof: refused."""
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text((ROOT / "examples/reorder/barrier_deadlock.ptx").read_text())
+    r = warpcheck.reorder_prove(str(ptx), grid=1, block=64, param={"data": 0}, check="deadlock", order="barrier",
+                                certificate=str(tmp_path / "k.smt2"))
+    files = r.to_dict()["certificates"]
+    assert r.status == "PASS" and files == [str(tmp_path / "k.smt2"), str(tmp_path / "k.progress.smt2")]
+    got = [warpcheck.check(f) for f in files]
+    assert [(g.status, g.k, g.covers["proof"], g.covers["check"]) for g in got] == \
+        [("PASS", 1, "check", "deadlock"), ("PASS", 2, "progress", "deadlock")]
+    ptx.write_text(ptx.read_text() + "\n// edited\n")
+    with pytest.raises(warpcheck.InputFileError, match="not the file proved"):
+        warpcheck.check(files[0])
 
 
 def test_no_certificate_for_a_run_that_does_not_pass(tmp_path):

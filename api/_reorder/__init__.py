@@ -205,6 +205,8 @@ def proof_of(o: ReorderProveOptions, progress: Callable[[str], None] | None = No
     """``reorder prove`` on its options; a FAIL's witness without ``o.witness`` goes into ``folder`` (None: temp)."""
     if o.streams is None:
         out = kernel_proof.run_prove(o, progress, folder)
+        if o.certificate:
+            certificate.attach(o, out, certificate.kernel_members(o, out))
     else:
         members: list[tuple[int | None, dict[str, Any]]] = []
         out = stream_proof.run_streams(o, folder, members)

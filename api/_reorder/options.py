@@ -153,8 +153,9 @@ class ReorderProveOptions(LaunchOptions):
     ``wait``, ``progress`` or ``misses``; ``mutant`` proves a broken
     copy of the unit.  ``cache`` defaults to 16K:4 on a kernel and 1K:2 over
     streams; ``witness`` is where a FAIL's witness goes; ``certificate``
-    (with streams) where a PASS's certificates go (SMT-LIB2, one per proof of
-    the barrier family: ``warpcheck check`` runs them).
+    where a PASS's certificates go (SMT-LIB2, one per proof: of the barrier
+    family over streams, of the check and of progress on a kernel;
+    ``warpcheck check`` runs them).
     """
 
     streams: int | None = None
@@ -198,9 +199,9 @@ class ReorderProveOptions(LaunchOptions):
         self._launch_given("reorder prove", ", or streams to prove the unit for every stream")
         if self.barriers is not None:
             raise OptionError("barriers", self.barriers, "goes with streams (a kernel's barriers are its own)")
-        if self.certificate is not None:
-            raise OptionError("certificate", self.certificate, "goes with streams: a proof on a kernel writes no "
-                                                               "certificate yet; prove the unit over streams")
+        if self.certificate is not None and self.no_unit:
+            raise OptionError("certificate", self.certificate, "goes with the unit: no_unit searches schedules by "
+                                                               "BMC, which never proves for every cycle")
         if self.mutant is not None and self.no_unit:
             raise OptionError("mutant", self.mutant, "is a broken copy of the unit; it goes without no_unit")
         check = one_of("check", "order" if self.check is None else self.check,

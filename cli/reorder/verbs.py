@@ -165,9 +165,10 @@ def _add_prove(acts: Any) -> None:
                    help=f"where a FAIL's schedules go (default {WITNESS_FOLDER}/reorder-KERNEL-CHECK.json; an "
                         "existing file there is replaced)")
     q.add_argument("--certificate", metavar="FILE", type=OUTPUT_FILE,
-                   help="with --streams and an unbounded PASS, write its certificates (SMT-LIB2: the system, the "
-                        "invariant inv, the k-induction obligations; one per barrier bound of the family, an earlier "
-                        "one as FILE's name with .barriers-B; existing files of those names are replaced); check them with: "
+                   help="with an unbounded PASS, write its certificates (SMT-LIB2: the system, the invariant inv, the "
+                        "k-induction obligations; one per proof: with --streams per barrier bound of the family, an "
+                        "earlier one as FILE's name with .barriers-B; on a kernel the check's, and progress's as "
+                        "FILE's name with .progress; existing files of those names are replaced); check them with: "
                         "warpcheck check FILE")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr (--json implies it)")
     q.set_defaults(func=_prove)
