@@ -1,4 +1,4 @@
-"""The certificate of the every-W proof (``prove --all-warps --property exact``): quantified SMT-LIB2 over a sort of warps.
+"""The certificate of the proof for every W (``prove --all-warps --property exact``): quantified SMT-LIB2.
 
 The proof (``every_warp.py``) is an invariant universally quantified over an
 uninterpreted, totally ordered sort ``Warp``; the state holds functions of
@@ -106,17 +106,23 @@ def sections(pair: Pair) -> Sections:
     text = _printed({"init": init, "trans": trans, "prop": agree(A, s0, r0), "inv": invariant(A, pair, s0, r0),
                      **{f"next.{n}": f for n, f in after.items()}}, decls)
     ax = [f"(assert {_text(x, [], decls)})" for x in A.axioms()]
-    head = [f"(set-logic {LOGIC})", "(declare-sort Warp 0)"]
-    system = [cert.SYSTEM, *head, *sorted(decls.values()), *ax, *[f"(define-fun {n} () Bool\n {text[n]})" for n in ("init", "trans", "prop")]]
-    checks = [("initiation", "an initial state outside inv", "unsat", ["init", "(not inv)"])]
-    checks += [(f"consecution.{n}", f"a step from inv that breaks {n}", "unsat", ["inv", "trans", f"(not {text[f'next.{n}']})"])
-               for n in after]
-    checks += [("safety", "a state of inv that violates prop", "unsat", ["inv", "(not prop)"]),
-               ("initial-states", "an initial state", "sat", ["init"]),
-               ("non-vacuity", "a state of inv and a step from it in which a warp issues", "sat", ["inv", "trans", "a.some"])]
+    system = [cert.SYSTEM, f"(set-logic {LOGIC})", "(declare-sort Warp 0)", *sorted(decls.values()), *ax,
+              *[f"(define-fun {n} () Bool\n {text[n]})" for n in ("init", "trans", "prop")]]
+    checks = _checks(text, list(after))
     lines = [cert.OBLIGATIONS]
     for name, what, answer, asserts in checks:
         lines += [f"; obligation {name}: {what}? must be {answer}", "(push 1)", *[f"(assert {x})" for x in asserts],
                   f"(set-info :status {answer})", "(check-sat)", "(pop 1)"]
     return Sections("\n".join(system), f"(define-fun inv () Bool\n {text['inv']})", "\n".join(lines + ["(exit)"]),
                     tuple(c[0] for c in checks), tuple(c[2] for c in checks), exact_invariant=True, logic=LOGIC)
+
+
+def _checks(text: dict[str, str], lemmas: list[str]) -> list[tuple[str, str, str, list[str]]]:
+    """Each obligation: its name, what it asks, the answer it must give, what it asserts."""
+    step = [(f"consecution.{n}", f"a step from inv that breaks {n}", "unsat",
+             ["inv", "trans", f"(not {text[f'next.{n}']})"]) for n in lemmas]
+    return [("initiation", "an initial state outside inv", "unsat", ["init", "(not inv)"]), *step,
+            ("safety", "a state of inv that violates prop", "unsat", ["inv", "(not prop)"]),
+            ("initial-states", "an initial state", "sat", ["init"]),
+            ("non-vacuity", "a state of inv and a step from it in which a warp issues", "sat",
+             ["inv", "trans", "a.some"])]
