@@ -117,6 +117,9 @@ def test_the_qaws_switch_bound_writes_a_certificate_that_holds(tmp_path):
     got = warpcheck.check(str(where))
     assert got.status == "PASS" and got.covers["verb"] == "qaws switches" and got.covers["budgets"] == [1, 4]
     text = where.read_text()
-    other = text.replace('"verb": "qaws switches"', '"verb": "reorder prove"', 1)
-    with pytest.raises(warpcheck.InputFileError, match="certificates come from prove, qaws switches"):
+    other = text.replace('"verb": "qaws switches"', '"verb": "qaws wcrt"', 1)
+    with pytest.raises(warpcheck.InputFileError, match="certificates come from prove, qaws switches, reorder prove"):
         _checked(tmp_path, other)
+    stream = text.replace('"verb": "qaws switches"', '"verb": "reorder prove"', 1)
+    with pytest.raises(warpcheck.InputFileError, match="names no system the kit can rebuild.*no reorder prove"):
+        _checked(tmp_path, stream)

@@ -63,7 +63,7 @@ HEAVY = {"z3", "numpy", "pydantic", "networkx", "pysmt", "highspy", "bitwuzla", 
                                   ["demo", "--warps", "0"], ["makespan", "--warps", "0"],
                                   ["reorder", "prove", "--warps", "0"], ["analyze", "--bogus"],
                                   ["qaws", "wcrt", "--bogus"], ["cfg", "--bogus"], ["wcet", "--bogus"],
-                                  ["sweep", "--bogus"], ["plot", "--bogus"]])
+                                  ["sweep", "--bogus"], ["plot", "--bogus"], ["check", "--bogus"]])
 def test_a_refused_option_loads_no_solver_graph_or_schema_library(argv):
     """Checking a verb's options imports its record, never the libraries of its run (the start stays quick)."""
     got, names = _imported(*argv)

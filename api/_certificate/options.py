@@ -13,16 +13,18 @@ __all__ = ["CheckOptions"]
 class CheckOptions:
     """``warpcheck check CERT``: a proof's certificate checked by a solver other than the one that proved it.
 
-    ``solver`` is ``bitwuzla`` (default) or ``cvc5`` (the kit proves with Z3);
+    ``solver`` is ``bitwuzla`` or ``cvc5`` (the kit proves with Z3); None (the
+    default) picks bitwuzla for a QF_BV certificate and cvc5 for a quantified
+    one (the proof for every W), which bitwuzla does not read;
     ``timeout`` bounds the whole check, ``memory`` its memory (GiB).
     """
 
     certificate: str = ""
-    solver: str = "bitwuzla"
+    solver: str | None = None
     timeout: float | None = 600.0
     memory: float | None = DEFAULT_MEMORY_GIB
 
     def __post_init__(self) -> None:
         settle(self, certificate=path("certificate", self.certificate, optional=False),
                timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory))
-        one_of("solver", self.solver, SOLVERS)
+        one_of("solver", self.solver, SOLVERS, optional=True)

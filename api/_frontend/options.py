@@ -200,9 +200,9 @@ class ProveOptions(SMOptions):
     def _check_certificate(self) -> None:
         if self.certificate is None:
             return
-        if self.all_warps:
-            raise OptionError("certificate", self.certificate, "the proof for every W writes no certificate yet; "
-                                                               "prove one number of warps for a certificate")
+        if self.all_warps and self.prop != "exact":
+            raise OptionError("certificate", self.certificate, f"the proof for every W of {self.prop!r} (W = 1..4, "
+                                                               "compositional) writes no certificate; prove 'exact'")
         if self.engine in ("bmc", "random"):
             raise OptionError("certificate", self.certificate, f"engine {self.engine} never proves for every depth; "
                                                                "a certificate needs engine kind or auto")

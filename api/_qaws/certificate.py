@@ -42,5 +42,5 @@ def write_certificate(path: str, config: SMConfig, r: Result, claim: str) -> str
               f"proved by: z3 (warpcheck qaws switches, engine {r.engine}: {r.message})",
               "check: warpcheck check FILE (bitwuzla or cvc5), or any SMT-LIB2 solver: each (check-sat) must "
               "answer as its (set-info :status) says"]
-    write_files({path: cert.certificate(ts, prop, r.lemmas, _width(ts), header)}, "certificate")
+    write_files({path: cert.certificate(ts, prop, r.lemmas, _width(ts), header, r.depth)}, "certificate")
     return path

@@ -210,8 +210,16 @@ def reorder_prove(kernel: str | Path | None = None, *, progress: Callable[[str],
 def proof_of(o: ReorderProveOptions, progress: Callable[[str], None] | None = None,
              folder: str | None = None) -> ReorderResult:
     """``reorder prove`` on its options; a FAIL's witness without ``o.witness`` goes into ``folder`` (None: temp)."""
-    out = _workflow("stream_proof").run_streams(o, folder) if o.streams is not None else \
-        _workflow("kernel_proof").run_prove(o, progress, folder)
+    certificate = _workflow("certificate")
+    if o.streams is None:
+        out = _workflow("kernel_proof").run_prove(o, progress, folder)
+        if o.certificate:
+            certificate.attach(o, out, certificate.kernel_members(o, out))
+    else:
+        members: list[tuple[int | None, dict[str, Any]]] = []
+        out = _workflow("stream_proof").run_streams(o, folder, members)
+        if o.certificate:
+            certificate.attach(o, out, members)
     return ReorderResult("prove", out["status"], EXIT_CODES[Status(out["status"])], out)
 
 

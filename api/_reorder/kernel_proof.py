@@ -57,11 +57,11 @@ def _progress(a: ReorderProveOptions, an: Analysis, m: Monitored, spent: float,
               progress: Callable[[str], None] | None) -> dict:
     """The ``progress`` proof that goes with every check: every request sent within a bound, the run ends."""
     left = None if a.timeout is None else max(0.001, a.timeout - spent)
-    unit = type(m.inner)(m.inner.work, m.inner.channel, m.inner.order, l1=None, channel_lemmas=True)
-    watch = Monitored(unit, m.expected_misses, wait=True)
+    watch = progress_system(m)
     r = prove(watch, "progress", a.max_k, left, progress=progress)
     out: dict[str, Any] = {"progress": {"status": r.status.value, "label": r.label, "seconds": r.seconds,
-                                        "message": r.message}}
+                                        "message": r.message, "engine": r.engine, "depth": r.depth,
+                                        "bounded": r.bounded, "lemmas": r.lemmas}}
     if r.status is Status.PASS:
         return out
     out["status"] = r.status.value
@@ -69,6 +69,26 @@ def _progress(a: ReorderProveOptions, an: Analysis, m: Monitored, spent: float,
     if r.status is Status.FAIL and r.trace is not None:
         out.update(_replay_fail(a, an, watch, schedule_of(r.trace), "progress"))
     return out
+
+
+def progress_system(m: Monitored) -> Monitored:
+    """The system of the ``progress`` proof that goes with every check on a kernel: the unit without its L1."""
+    unit = type(m.inner)(m.inner.work, m.inner.channel, m.inner.order, l1=None, channel_lemmas=True)
+    return Monitored(unit, m.expected_misses, wait=True)
+
+
+def monitored(a: ReorderProveOptions) -> tuple[Analysis, Lines, L1Spec, Monitored]:
+    """The analysis of the options' kernel, its lines, the L1 and the system the check proves."""
+    assert a.kernel is not None and a.cache is not None and a.check is not None  # the record settled them
+    an = run_analysis(a)
+    work, lines = workload(an, a.kernel)
+    spec = parse_cache(a.cache, a.line_bytes, a.stores)
+    expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order, work.pcs)], spec).load_misses
+    cls = MUTANTS[a.mutant].make() if a.mutant else ReorderUnit
+    watched = a.check in ("wait", "progress")
+    unit = cls(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None,
+               channel_lemmas=watched)
+    return an, lines, spec, Monitored(unit, expected, wait=watched)
 
 
 def _hang(an: Analysis, m: Monitored, run: UnitRun, how: str) -> dict:
@@ -168,16 +188,8 @@ def run_prove(a: ReorderProveOptions, progress: Callable[[str], None] | None = N
 
     A FAIL's witness goes to ``a.witness``, else into ``folder`` (None: a new temporary folder).
     """
-    assert a.kernel is not None and a.cache is not None and a.check is not None  # the record settled them
-    an = run_analysis(a)
-    work, lines = workload(an, a.kernel)
-    spec = parse_cache(a.cache, a.line_bytes, a.stores)
-    expected = replay([lines[w][k] for w, k in static_order(work.epochs, a.order, work.pcs)], spec).load_misses
-    cls = MUTANTS[a.mutant].make() if a.mutant else ReorderUnit
-    watched = a.check in ("wait", "progress")
-    unit = cls(work, a.channel, a.order, unit=not a.no_unit, l1=spec if a.check == "misses" else None,
-               channel_lemmas=watched)
-    m = Monitored(unit, expected, wait=watched)
+    an, lines, spec, m = monitored(a)
+    work, expected = m.inner.work, m.expected_misses
     out = {"kernel": an.kernel.name, "check": a.check, "unit": not a.no_unit, "order_rule": a.order, "mutant": a.mutant,
            "channel": a.channel, "warps": work.warps, "requests": work.total,
            "static_order": request_names(an, static_order(work.epochs, a.order, work.pcs)), "expected_misses": expected}
@@ -256,4 +268,7 @@ def report(out: dict) -> str:
     for n, s in enumerate(out.get("schedules", []), 1):
         lines.append(f"schedule {n}: L1 order {', '.join(s['order'])}; {s['load_misses']} load misses of "
                      f"{s['loads']} load lines")
+    lines += [f"certificate: {c} (check it with: warpcheck check {c})" for c in out.get("certificates", [])]
+    if out.get("no_certificate"):
+        lines.append(f"no certificate: {out['no_certificate']}")
     return "\n".join(lines)

@@ -15,12 +15,11 @@ from typing import Any
 from warpcheck._values import (DEFAULT_MEMORY_GIB, assignments, distinct_paths, flag, gib, integer, one_of,
                                optional_integer, path, seconds, settle, text, whole)
 from warpcheck.models.errors import ConfigError, OptionError
-from warpcheck.models.limits import MAX_LATENCY
 from warpcheck.models.reorder.l1 import STORE_POLICIES, parse_cache
 from warpcheck.models.reorder.order import ORDERS
 from warpcheck.models.reorder.streams import MAX_STREAM_LENGTH, MAX_STREAM_LINES, MAX_STREAM_WARPS
-from warpcheck.models.limits import MAX_BLOCKS, MAX_THREADS_PER_BLOCK
 from warpcheck.models.frontend.config import DESIGNS
+from warpcheck.models.limits import MAX_BLOCKS, MAX_LATENCY, MAX_THREADS_PER_BLOCK
 from warpcheck.verify.reorder.checks import CHECKS, STREAM_CHECKS
 
 __all__ = ["LaunchOptions", "AnalyzeOptions", "ReorderProveOptions", "ReorderReplayOptions",
@@ -150,7 +149,10 @@ class ReorderProveOptions(LaunchOptions):
     ``stream`` (the default: order, wait, progress and misses), ``order``,
     ``wait``, ``progress`` or ``misses``; ``mutant`` proves a broken
     copy of the unit.  ``cache`` defaults to 16K:4 on a kernel and 1K:2 over
-    streams; ``witness`` is where a FAIL's witness goes.
+    streams; ``witness`` is where a FAIL's witness goes; ``certificate``
+    where a PASS's certificates go (SMT-LIB2, one per proof: of the barrier
+    family over streams, of the check and of progress on a kernel;
+    ``warpcheck check`` runs them).
     """
 
     streams: int | None = None
@@ -167,6 +169,7 @@ class ReorderProveOptions(LaunchOptions):
     depth: int | None = None
     samples: int = 50
     witness: str | None = None
+    certificate: str | None = None
     timeout: float | None = 300.0
     memory: float | None = DEFAULT_MEMORY_GIB
 
@@ -181,8 +184,9 @@ class ReorderProveOptions(LaunchOptions):
                barriers=optional_integer("barriers", self.barriers, 0, MAX_STREAM_LENGTH),
                no_unit=flag("no_unit", self.no_unit), channel=integer("channel", self.channel, 1, MAX_CHANNEL),
                max_k=integer("max_k", self.max_k, 1, 64), depth=optional_integer("depth", self.depth, 1, 10_000),
-               samples=integer("samples", self.samples, 1, 100_000), witness=path("witness", self.witness))
-        distinct_paths(self, inputs=("kernel",), outputs=("witness",))
+               samples=integer("samples", self.samples, 1, 100_000), witness=path("witness", self.witness),
+               certificate=path("certificate", self.certificate))
+        distinct_paths(self, inputs=("kernel",), outputs=("witness", "certificate"))
         if streams is None:
             self._kernel_mode()
         else:
@@ -194,6 +198,9 @@ class ReorderProveOptions(LaunchOptions):
         self._launch_given("reorder prove", ", or streams to prove the unit for every stream")
         if self.barriers is not None:
             raise OptionError("barriers", self.barriers, "goes with streams (a kernel's barriers are its own)")
+        if self.certificate is not None and self.no_unit:
+            raise OptionError("certificate", self.certificate, "goes with the unit: no_unit searches schedules by "
+                                                               "BMC, which never proves for every cycle")
         if self.mutant is not None and self.no_unit:
             raise OptionError("mutant", self.mutant, "is a broken copy of the unit; it goes without no_unit")
         check = one_of("check", "order" if self.check is None else self.check,

@@ -78,12 +78,16 @@ def family(a: ReorderProveOptions) -> list[int | None]:
     return ([a.streams - 2] if a.streams >= 3 else []) + [None]
 
 
-def run_streams(a: ReorderProveOptions, folder: str | None = None) -> dict[str, Any]:
+def run_streams(a: ReorderProveOptions, folder: str | None = None,
+                members: list[tuple[int | None, dict[str, Any]]] | None = None) -> dict[str, Any]:
     """Prove (or refute) the stream properties over the family of barrier bounds; the first that does not PASS
-    ends the run (its witness written and replayed into ``folder``, None: a temporary folder)."""
+    ends the run (its witness written and replayed into ``folder``, None: a temporary folder).  ``members``
+    receives each proof's barrier bound and data (its lemmas, its k), for the certificates."""
     runs = []
     for barriers in family(a):
         runs.append(_run_one(a, barriers, folder))
+        if members is not None:
+            members.append((barriers, runs[-1]))
         if runs[-1]["status"] != Status.PASS.value:
             break
     out = runs[-1]
@@ -187,4 +191,7 @@ def report(out: dict[str, Any]) -> str:
             lines.append(f"replayed on the simulator, {name}: {why}")
         if not out["reproduced"]:
             lines.append("the simulator does NOT reproduce the violation: a bug of the kit")
+    lines += [f"certificate: {c} (check it with: warpcheck check {c})" for c in out.get("certificates", [])]
+    if out.get("no_certificate"):
+        lines.append(f"no certificate: {out['no_certificate']}")
     return "\n".join(lines)

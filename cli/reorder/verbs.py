@@ -14,7 +14,7 @@ from typing import Any
 from warpcheck._reorder import analysis_of, proof_of, replay_of, simulation_of
 from warpcheck._reorder.options import (KERNEL_CACHE, STREAM_CACHE, AnalyzeOptions, LaunchOptions,
                                         ReorderProveOptions, ReorderReplayOptions, ReorderSimulateOptions)
-from warpcheck.cli.options import INPUT, output_file, positive_seconds, record_from_args
+from warpcheck.cli.options import INPUT, OUTPUT_FILE, output_file, positive_seconds, record_from_args
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.reorder.l1 import STORE_POLICIES
 from warpcheck.models.reorder.order import ORDERS
@@ -163,6 +163,12 @@ def _add_prove(acts: Any) -> None:
     q.add_argument("--witness", metavar="PATH", type=output_file(f"{WITNESS_FOLDER}/witness.json"),
                    help=f"where a FAIL's schedules go (default {WITNESS_FOLDER}/reorder-KERNEL-CHECK.json; an "
                         "existing file there is replaced)")
+    q.add_argument("--certificate", metavar="FILE", type=OUTPUT_FILE,
+                   help="with an unbounded PASS, write its certificates (SMT-LIB2: the system, the invariant inv, the "
+                        "k-induction obligations; one per proof: with --streams per barrier bound of the family, an "
+                        "earlier one as FILE's name with .barriers-B; on a kernel the check's, and progress's as "
+                        "FILE's name with .progress; existing files of those names are replaced); check them with: "
+                        "warpcheck check FILE")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr (--json implies it)")
     q.set_defaults(func=_prove)
 
