@@ -13,7 +13,7 @@ from warpcheck.verify.frontend.properties import PROPERTIES
 EPILOG = """examples:
   warpcheck export --format btor2 --design swas --policy gtlrr --warps 4
   warpcheck export --format smt2 --design baseline --policy gtlrr --warps 2 --depth 6 --out problems
-  warpcheck export --format sby --design swas --warps 2 --out sby   # then: sby -f sby/swas-gtlrr-W2-exact.sby
+  warpcheck export --format sby --design swas --warps 2 --out sby
 
 btor2: one model (state, input, init, next, constraint, bad) for hardware model checkers;
 bad is reachable exactly when prove finds a FAIL.  smt2 (QF_BV): NAME.bmcD.smt2 is sat exactly when
@@ -23,7 +23,8 @@ scripts first ask a non-vacuity check-sat that must be sat (their assumptions ha
 sby: NAME.sv (one Verilog module: registers, the step's logic, under `ifdef FORMAL the ranges and the
 model's assumption as assume, the property as assert, the initial parameters as anyconst) and NAME.sby
 (SymbiYosys tasks: prove with abc pdr, bmc with abc bmc3 to --depth, smtbmc z3/yices/bitwuzla, rIC3,
-Pono); the assertion fails at step D exactly when prove finds a FAIL at depth D.  verilog: NAME.sv alone.
+Pono; run in DIR: sby -f NAME.sby [TASK]); the assertion fails at step D exactly when prove finds a FAIL
+at depth D.  verilog: NAME.sv alone.
 exit codes: 0 written, 2 bad input"""
 
 
