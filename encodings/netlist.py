@@ -3,9 +3,9 @@
 Integers are signed bit-vectors of one width (as in ``Z3BVAlgebra``), booleans
 are booleans.  Every operation becomes a node once (hash-consed); operations
 on constants are folded.  The SMT-LIB2, BTOR2 and Verilog printers walk this graph;
-:func:`model` builds the graph of a system and its property once for the
-printers of whole models (BTOR2, Verilog), and :meth:`NetAlgebra.below` orders
-its nodes operands first.
+:func:`model` declares a system's variables and builds its initial state for
+the printers of whole models (BTOR2, Verilog), and :meth:`NetAlgebra.below`
+orders a value's nodes operands first.
 """
 from __future__ import annotations
 

@@ -34,7 +34,9 @@ class _Writer:
     """Verilog wires for the nodes of one netlist, each node declared once, operands first."""
 
     def __init__(self, A: NetAlgebra) -> None:
-        self.A, self.lines, self.names = A, [], {}  # type: ignore[var-annotated]
+        self.A = A
+        self.lines: list[str] = []
+        self.names: dict[str, str] = {}  # a variable's netlist name -> its Verilog name
         self.done: set[int] = set()
 
     def range(self, sort: str) -> str:
