@@ -13,7 +13,7 @@ layer over the same functions):
   :func:`reorder_replay`, :func:`reorder_simulate`: the load/store reordering unit;
 - :func:`cfg` (the warp-level CFG), :func:`wcet` (its IPET bound), :func:`simt`
   (one warp run concretely) of a PTX or SASS kernel;
-- :func:`export` a proof problem as SMT-LIB2 or BTOR2 for other checkers;
+- :func:`export` a proof problem as SMT-LIB2, BTOR2, Verilog or a SymbiYosys project for other checkers;
 - :class:`UserPolicy`: a scheduling policy of your own, proved like the kit's.
 
 Errors are :class:`WarpcheckError` exceptions whose ``code`` is the exit code

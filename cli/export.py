@@ -1,4 +1,4 @@
-"""The ``export`` verb: a prove configuration's proof problem as SMT-LIB2 scripts or a BTOR2 model."""
+"""The ``export`` verb: a prove configuration's proof problem as SMT-LIB2 scripts, a BTOR2 model or Verilog."""
 from __future__ import annotations
 
 import argparse
@@ -13,25 +13,31 @@ from warpcheck.verify.frontend.properties import PROPERTIES
 EPILOG = """examples:
   warpcheck export --format btor2 --design swas --policy gtlrr --warps 4
   warpcheck export --format smt2 --design baseline --policy gtlrr --warps 2 --depth 6 --out problems
+  warpcheck export --format sby --design swas --warps 2 --out sby
 
 btor2: one model (state, input, init, next, constraint, bad) for hardware model checkers;
 bad is reachable exactly when prove finds a FAIL.  smt2 (QF_BV): NAME.bmcD.smt2 is sat exactly when
 the property fails within D cycles; NAME.lemmas-init, NAME.lemmas-step and NAME.stepK.smt2 are all
 unsat when the property is K-inductive with the lemmas the kit proves first; the two induction
 scripts first ask a non-vacuity check-sat that must be sat (their assumptions have a model).
+sby: NAME.sv (one Verilog module: registers, the step's logic, under `ifdef FORMAL the ranges and the
+model's assumption as assume, the property as assert, the initial parameters as anyconst) and NAME.sby
+(SymbiYosys tasks: prove with abc pdr, bmc with abc bmc3 to --depth, smtbmc z3/yices/bitwuzla, rIC3,
+Pono; run in DIR: sby -f NAME.sby [TASK]); the assertion fails at step D exactly when prove finds a FAIL
+at depth D.  verilog: NAME.sv alone.
 exit codes: 0 written, 2 bad input"""
 
 
 def register(sub: Any) -> None:
     """Add the ``export`` verb."""
     E = ExportOptions
-    p = sub.add_parser("export", help="write a proof problem as SMT-LIB2 scripts or a BTOR2 model",
+    p = sub.add_parser("export", help="write a proof problem as SMT-LIB2, BTOR2, Verilog or a SymbiYosys project",
                        description="Write the proof problem of a prove configuration for other checkers.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--format", required=True, choices=EXPORT_FORMATS)
     add_config_options(p)
     p.add_argument("--property", choices=list(PROPERTIES), help="default: exact for swas, oracle for the baseline")
-    p.add_argument("--depth", type=int, metavar="D", help="smt2: the BMC depth (default: prove's horizon)")
+    p.add_argument("--depth", type=int, metavar="D", help="smt2, sby: the BMC depth (default: prove's horizon)")
     p.add_argument("--k", type=int, metavar="K", help=f"smt2: the induction depth (default {E.k})")
     p.add_argument("--no-lemmas", action="store_true", default=None,
                    help="smt2: no proved lemmas in the induction scripts")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from warpcheck.encodings import netlist
 from warpcheck.encodings.netlist import Net, NetAlgebra
 from warpcheck.models.ts import TransitionSystem
 
@@ -46,25 +47,9 @@ class _Writer:
         """The line of a value (a node or a Python constant)."""
         if not isinstance(x, Net):
             return self.emit(f"constd 1 {int(x)}") if isinstance(x, bool) else self.emit(f"constd 2 {x}")
-        for k in self._order(x.t):
-            if k not in self.ids:
-                self.ids[k] = self._line(self.A.nodes[k])
+        for k in self.A.below(x.t, self.ids):
+            self.ids[k] = self._line(self.A.nodes[k])
         return self.ids[x.t]
-
-    def _order(self, root: int) -> list[int]:
-        """Nodes below ``root`` not yet written, operands first (iterative: graphs are deep)."""
-        out, stack, seen = [], [(root, False)], set()
-        while stack:
-            k, done = stack.pop()
-            if done:
-                out.append(k)
-            elif k not in self.ids and k not in seen:
-                seen.add(k)
-                stack.append((k, True))
-                op, _, *args = self.A.nodes[k]
-                if op not in ("const", "var"):
-                    stack += [(a, False) for a in args]
-        return out
 
     def _line(self, node: tuple[Any, ...]) -> int:
         op, sort, *args = node
@@ -82,13 +67,10 @@ class _Writer:
 
 def to_btor2(ts: TransitionSystem, prop: Prop, width: int) -> str:
     """The BTOR2 model of ``ts`` whose ``bad`` is reachable exactly when ``prop`` can be violated."""
-    A, sv, iv, pv = NetAlgebra(width), ts.state_vars(), ts.input_vars(), ts.param_vars()
+    m = netlist.model(ts, width)
+    A, sv, iv, pv, s, i, p, start = m.A, m.sv, m.iv, m.pv, m.s, m.i, m.p, m.start
     w = _Writer(A)
     sort = {v.name: "bool" if v.kind == "bool" else "bv" for v in sv + iv + pv}
-    s = {v.name: A.var(f"s.{v.name}", v.kind) for v in sv}
-    i = {v.name: A.var(f"i.{v.name}", v.kind) for v in iv}
-    p = {v.name: A.var(f"p.{v.name}", v.kind) for v in pv}
-    start = {name: A._fold(value) for name, value in ts.init(A, p).items()}
     # btor2tools (BtorMC, Pono) read an init only after its value: constants first, then the states
     values = {name: w.of(v) for name, v in start.items() if not isinstance(v, Net)}
     on, off = w.of(True), w.of(False)

@@ -2,13 +2,19 @@
 
 Integers are signed bit-vectors of one width (as in ``Z3BVAlgebra``), booleans
 are booleans.  Every operation becomes a node once (hash-consed); operations
-on constants are folded.  The SMT-LIB2 and BTOR2 printers walk this graph.
+on constants are folded.  The SMT-LIB2, BTOR2 and Verilog printers walk this graph;
+:func:`model` declares a system's variables and builds its initial state for
+the printers of whole models (BTOR2, Verilog), and :meth:`NetAlgebra.below`
+orders a value's nodes operands first.
 """
 from __future__ import annotations
 
+from collections.abc import Container
+from dataclasses import dataclass
 from typing import Any
 
 from warpcheck.encodings.algebra import Algebra, SymbolicValue
+from warpcheck.models.ts import TransitionSystem, Var
 
 # node: (op, sort, *operands): op in const, var, add, sub, eq, slt, and, or, not, ite; sort "bool" or "bv"
 Node = tuple[Any, ...]
@@ -47,6 +53,21 @@ class NetAlgebra(Algebra):
     def _fold(self, x: Any) -> Any:
         """A constant node's Python value (else the node itself)."""
         return self.nodes[x.t][2] if isinstance(x, Net) and self.nodes[x.t][0] == "const" else x
+
+    def below(self, root: int, done: Container[int]) -> list[int]:
+        """Nodes below ``root`` not in ``done``, operands first (iterative: graphs are deep)."""
+        out, stack, seen = [], [(root, False)], set()
+        while stack:
+            k, ready = stack.pop()
+            if ready:
+                out.append(k)
+            elif k not in done and k not in seen:
+                seen.add(k)
+                stack.append((k, True))
+                op, _, *args = self.nodes[k]
+                if op not in ("const", "var"):
+                    stack += [(a, False) for a in args]
+        return out
 
     # -- core ----------------------------------------------------------------
     def const(self, value: int | bool) -> Any:
@@ -101,3 +122,30 @@ class NetAlgebra(Algebra):
         if isinstance(a, Net) and isinstance(b, Net) and a.t == b.t:
             return a
         return self.node("ite", self.sort(fa if isinstance(fa, Net) else fb), self._id(c), self._id(fa), self._id(fb))
+
+
+@dataclass(frozen=True)
+class Model:
+    """A transition system's variables as netlist nodes (named ``s.``, ``i.``, ``p.`` + the variable's name).
+
+    ``start`` holds the initial values, folded: a Python constant, or a node
+    over the parameters.
+    """
+
+    A: NetAlgebra
+    sv: list[Var]
+    iv: list[Var]
+    pv: list[Var]
+    s: dict[str, Any]
+    i: dict[str, Any]
+    p: dict[str, Any]
+    start: dict[str, Any]
+
+
+def model(ts: TransitionSystem, width: int) -> Model:
+    """The variables of ``ts`` as netlist nodes and its initial state over them."""
+    A, sv, iv, pv = NetAlgebra(width), ts.state_vars(), ts.input_vars(), ts.param_vars()
+    s = {v.name: A.var(f"s.{v.name}", v.kind) for v in sv}
+    i = {v.name: A.var(f"i.{v.name}", v.kind) for v in iv}
+    p = {v.name: A.var(f"p.{v.name}", v.kind) for v in pv}
+    return Model(A, sv, iv, pv, s, i, p, {name: A._fold(value) for name, value in ts.init(A, p).items()})

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -73,9 +74,13 @@ def same_refusal(capsys, call, argv):
 @pytest.fixture(autouse=True, scope="session")
 def _a_cache_of_the_suites_own(tmp_path_factory):
     """The lemmas a script's proof keeps go to the user's cache folder: the suite uses one of its own."""
-    old = os.environ.get("XDG_CACHE_HOME")
+    old, wasm = os.environ.get("XDG_CACHE_HOME"), os.environ.get("YOWASP_CACHE_DIR")
+    # yosys' and Boolector's WebAssembly stay compiled in the user's cache (minutes of CPU to compile again)
+    os.environ["YOWASP_CACHE_DIR"] = wasm or str(Path(old or Path.home() / ".cache") / "YoWASP")
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
     yield
+    if wasm is None:
+        os.environ.pop("YOWASP_CACHE_DIR", None)
     if old is None:
         os.environ.pop("XDG_CACHE_HOME", None)
     else:

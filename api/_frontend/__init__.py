@@ -8,7 +8,7 @@ and call the same ``*_options`` functions; they only add parsing and printing.
 - ``proof``: the proof run, its witness and replays, the second solver's re-check;
 - ``witness_replay``: a witness replayed on one design or both;
 - ``main_job`` (the demo), ``jobs``: batches of proof runs on a process pool;
-- ``problem_files``: the proof problem as SMT-LIB2 or BTOR2; ``mutation``: the mutation suite's harness.
+- ``problem_files``: the proof problem as SMT-LIB2, BTOR2, Verilog or a SymbiYosys project; ``mutation``: the mutation suite's harness.
 """
 from __future__ import annotations
 
@@ -325,7 +325,12 @@ def export(format: str, design: str | None = None, policy: Policyish = None, war
     ``depth`` cycles; default the prove horizon), and the ``k``-induction
     obligations ``lemmas-init``, ``lemmas-step`` and ``step`` (all unsat: the
     property holds for every depth), strengthened by the lemmas the kit
-    proves first (``no_lemmas=True``, or ``lemmas=False``: none).  The other
+    proves first (``no_lemmas=True``, or ``lemmas=False``: none).
+    ``format="sby"``: a Verilog module (the property as an assertion, the
+    ranges and the model's assumption as assumptions, the initial parameters
+    ``anyconst``) and a SymbiYosys project over it (ABC's ``pdr`` and
+    ``bmc3`` to ``depth``, smtbmc, rIC3, Pono); ``format="verilog"``: the
+    module alone.  The other
     keywords are :func:`prove`'s SM options (:class:`ExportOptions`).  The
     files are written only when ``out`` (a folder) is given.
     """

@@ -33,7 +33,7 @@ __all__ = ["ProveOptions", "ReplayOptions", "SimulateOptions", "DemoOptions", "R
 
 Policyish = Union[str, UserPolicy, None]
 ENGINES_OF_PROVE = ("auto", "kind", "bmc", "random")
-EXPORT_FORMATS = ("smt2", "btor2")
+EXPORT_FORMATS = ("smt2", "btor2", "sby", "verilog")
 WHOLE_RUN = 600.0  # seconds: the budget of a verb that runs one bounded step (replay, simulate, export)
 SM_SETTINGS = ("t_fetch", "t_decode", "ibuffer", "miss_latency")
 SM_LISTS = ("kernel_of_warp", "budgets", "launches")
@@ -466,9 +466,9 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class ExportOptions(SMOptions):
-    """``warpcheck export``: a prove configuration's proof problem as SMT-LIB2 scripts or one BTOR2 model.
+    """``warpcheck export``: a prove configuration's proof problem as SMT-LIB2 scripts, a BTOR2 model or Verilog.
 
-    ``depth``: the BMC depth of ``smt2`` (default: prove's horizon); ``k``: the
+    ``depth``: the BMC depth of ``smt2`` and ``sby`` (default: prove's horizon); ``k``: the
     induction depth; ``no_lemmas``: no proved lemmas in the induction scripts.
     """
 

@@ -1,4 +1,4 @@
-"""Proof problems for other checkers: SMT-LIB2 scripts (BMC, k-induction) and BTOR2 models."""
+"""Proof problems for other checkers: SMT-LIB2 scripts (BMC, k-induction), BTOR2 models, Verilog and SymbiYosys."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from warpcheck._frontend.options import ExportOptions, ProveOptions
 from warpcheck._frontend.proof import run_name
-from warpcheck.encodings import btor2, smt2
+from warpcheck.encodings import btor2, sby, smt2, verilog
 from warpcheck.encodings.unroll import _width
 from warpcheck.models.files import check_writable, write_files
 from warpcheck.models.frontend.design import FrontEnd
@@ -49,6 +49,11 @@ def export_texts(o: ExportOptions) -> ExportResult:
     width = _width(ts)
     if o.format == "btor2":
         return ExportResult({f"{name}.btor2": btor2.to_btor2(ts, ts.agree, width)})
+    if o.format in ("sby", "verilog"):
+        module = verilog.module_name(name)
+        texts = {f"{name}.sv": verilog.to_verilog(ts, ts.agree, width, module)}
+        return ExportResult(texts | ({f"{name}.sby": sby.to_sby(name, module, o.horizon)}
+                                     if o.format == "sby" else {}))
     proved = [] if o.no_lemmas else [pred for _, pred in prove_lemmas(ts)[0]]
     return ExportResult({f"{name}.bmc{o.horizon}.smt2": smt2.bmc(ts, ts.agree, o.horizon, width, name),
                          f"{name}.lemmas-init.smt2": smt2.lemmas_init(ts, proved, width, name),
