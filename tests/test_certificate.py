@@ -123,3 +123,21 @@ def test_the_qaws_switch_bound_writes_a_certificate_that_holds(tmp_path):
     stream = text.replace('"verb": "qaws switches"', '"verb": "reorder prove"', 1)
     with pytest.raises(warpcheck.InputFileError, match="names no system the kit can rebuild.*no reorder prove"):
         _checked(tmp_path, stream)
+
+
+def test_every_unbounded_pass_of_prove_writes_its_certificate_beside_the_witness(tmp_path, monkeypatch, capsys):
+    """The verb's default: warpcheck-out/NAME.smt2, named in the report and the JSON; --no-certificate writes none;
+    a script's goes to the temporary folder of its witness."""
+    from warpcheck.cli.main import main
+    monkeypatch.chdir(tmp_path)
+    assert main(["prove", "--warps", "2", "--engine", "kind", "--quiet", "--json"]) == 0
+    written = json.loads(capsys.readouterr().out)["certificate"]
+    assert written == "warpcheck-out/swas-gtlrr-W2-exact.smt2" and warpcheck.check(written).status == "PASS"
+    Path(written).unlink()
+    assert main(["prove", "--warps", "2", "--engine", "kind", "--quiet", "--no-certificate", "--json"]) == 0
+    assert "certificate" not in json.loads(capsys.readouterr().out) and not Path(written).exists()
+    assert main(["prove", "--warps", "2", "--certificate", "c.smt2", "--no-certificate"]) == 2
+    assert "given with no_certificate" in capsys.readouterr().err
+    r = warpcheck.prove(design="swas", warps=2, engine="kind", lemma_cache=None)
+    assert Path(r.to_dict()["certificate"]).parent == Path(r.outcome.options.witness).parent  # a temporary folder
+    assert not list(Path("warpcheck-out").glob("*.smt2"))

@@ -78,10 +78,12 @@ def why_none(o: ProveOptions, r: Result, model: FrontEnd | None) -> str | None:
     return cert.not_certifiable(r.status.value, r.bounded, 1 if o.all_warps else r.depth)
 
 
-def write_certificate(o: ProveOptions, r: Result) -> str:
-    """Write the certificate of the PASS ``r`` of ``o`` to ``o.certificate``; its path."""
+def write_certificate(o: ProveOptions, r: Result, path: str | None = None) -> str:
+    """Write the certificate of the PASS ``r`` of ``o`` to ``path`` (default ``o.certificate``); its path."""
+    path = path or o.certificate
+    assert path is not None
     if o.all_warps:
-        return _write_every_warp(o, r)
+        return _write_every_warp(o, r, path)
     ts, prop = proved_system(o)
     header = [f"covers: {json.dumps(covers(o), sort_keys=True)}",
               f"claim: {FrontEnd(o.sm).name} satisfies the property {o.prop!r} in every reachable state, for every "
@@ -90,12 +92,11 @@ def write_certificate(o: ProveOptions, r: Result) -> str:
               f"proved by: {PROVER} (warpcheck prove, engine {r.engine}: {r.message})",
               "check: warpcheck check FILE (bitwuzla or cvc5), or any SMT-LIB2 solver: each (check-sat) must "
               "answer as its (set-info :status) says"]
-    assert o.certificate is not None
-    write_files({o.certificate: cert.certificate(ts, prop, r.lemmas, _width(ts), header, r.depth)}, "certificate")
-    return o.certificate
+    write_files({path: cert.certificate(ts, prop, r.lemmas, _width(ts), header, r.depth)}, "certificate")
+    return path
 
 
-def _write_every_warp(o: ProveOptions, r: Result) -> str:
+def _write_every_warp(o: ProveOptions, r: Result, path: str) -> str:
     """The certificate of the proof for every W: quantified SMT-LIB2 (UFLIA) over a sort of warps."""
     want = every_warp_sections(Pair.of(o.sm))
     header = [f"covers: {json.dumps(covers(o), sort_keys=True)}",
@@ -107,6 +108,5 @@ def _write_every_warp(o: ProveOptions, r: Result) -> str:
               "frames of declared symbols, d0/r0 now and d1/r1 after one step; consecution one check per lemma)",
               "check: warpcheck check FILE (cvc5, with model-based quantifier instantiation), or any SMT-LIB2 solver "
               "that decides UF with quantifiers: each (check-sat) must answer as its (set-info :status) says"]
-    assert o.certificate is not None
-    write_files({o.certificate: cert.assemble(header, want.system, want.invariant, want.obligations)}, "certificate")
-    return o.certificate
+    write_files({path: cert.assemble(header, want.system, want.invariant, want.obligations)}, "certificate")
+    return path

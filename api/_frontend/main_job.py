@@ -24,8 +24,10 @@ def demo_jobs(o: DemoOptions) -> list[tuple[ProveOptions, Status]]:
     SWaS, BMC to the same depth for the baseline (the shortest violation), one engine per proof rather
     than auto's three racing processes, so that a busy machine makes the demo slower, never wrong.
     """
-    jobs = [(ProveOptions(design="swas", policy=p, warps=o.warps, engine="kind", timeout=o.timeout, recheck=True),
-             Status.PASS) for p in DEMO_POLICIES]
+    jobs = []
+    for p in DEMO_POLICIES:
+        job = ProveOptions(design="swas", policy=p, warps=o.warps, engine="kind", timeout=o.timeout, recheck=True)
+        jobs.append((replace(job, certificate=str(Path(o.out) / f"{run_name(job)}.smt2")), Status.PASS))
     for f in DEMO_POLICIES:
         for i in DEMO_POLICIES:
             job = ProveOptions(design="baseline", fetch=f, issue=i, warps=o.warps, engine="bmc", timeout=o.timeout)
@@ -89,7 +91,7 @@ def demo_run(o: DemoOptions, progress: Progress = None) -> DemoResult:
     if progress:  # the first answer takes a while (solver start-up, lemmas, cvc5): say what is coming
         progress(f"{len(jobs)} runs at W = {warps} on 2 processes: {len(DEMO_POLICIES)} SWaS proofs (each "
                  f"re-checked by cvc5) and {len(jobs) - len(DEMO_POLICIES)} baseline counterexamples, "
-                 f"witnesses in {out}/")
+                 f"witnesses and certificates in {out}/")
     results: dict[int, ProveOutcome] = {}
     with worker_pool(2) as pool:
         futures = {pool.submit(prove_run_bounded, job): k for k, (job, _) in enumerate(jobs)}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from warpcheck._policy import UserPolicy, policy_name
@@ -155,7 +156,9 @@ class ProveOptions(SMOptions):
     ``all_warps``; ``depth`` to the configuration's horizon (:func:`default_depth`,
     plus the prologue); ``witness`` to ``warpcheck-out/NAME.json``; ``lemma_cache``
     is the folder where proved lemmas are kept for the next run of the same proof
-    (``warpcheck-out/.lemmas``; None: keep nothing).
+    (``warpcheck-out/.lemmas``; None: keep nothing).  An unbounded PASS writes its
+    certificate to ``certificate``, by default beside the witness (``warpcheck-out/NAME.smt2``);
+    ``no_certificate`` writes none.
     """
 
     property: str | None = None
@@ -170,6 +173,7 @@ class ProveOptions(SMOptions):
     prologue: int = 0
     lemma_cache: str | None = LEMMA_CACHE
     certificate: str | None = None
+    no_certificate: bool = False
 
     def __post_init__(self) -> None:
         self._check_sm()
@@ -180,7 +184,8 @@ class ProveOptions(SMOptions):
                witness=path("witness", self.witness), vcd=path("vcd", self.vcd), recheck=flag("recheck", self.recheck),
                all_warps=flag("all_warps", self.all_warps),
                prologue=integer("prologue", self.prologue, 0, MAX_DEPTH, DEPTH_WHY),
-               lemma_cache=path("lemma_cache", self.lemma_cache), certificate=path("certificate", self.certificate))
+               lemma_cache=path("lemma_cache", self.lemma_cache), certificate=path("certificate", self.certificate),
+               no_certificate=flag("no_certificate", self.no_certificate))
         distinct_paths(self, inputs=("config",), outputs=("witness", "vcd", "certificate"))
         self._check_certificate()
         if self.all_warps and self.recheck:
@@ -200,6 +205,8 @@ class ProveOptions(SMOptions):
     def _check_certificate(self) -> None:
         if self.certificate is None:
             return
+        if self.no_certificate:
+            raise OptionError("certificate", self.certificate, "given with no_certificate; give one of them")
         if self.all_warps and self.prop != "exact":
             raise OptionError("certificate", self.certificate, f"the proof for every W of {self.prop!r} (W = 1..4, "
                                                                "compositional) writes no certificate; prove 'exact'")
@@ -211,6 +218,14 @@ class ProveOptions(SMOptions):
     def prop(self) -> str:
         """The property proved: the one given, or the design's default."""
         return self.property or ("oracle" if self.all_warps else default_property(self.sm.design))
+
+    def certificate_path(self, name: str) -> str | None:
+        """Where a PASS's certificate goes: the one given, else beside the witness (None: ``no_certificate``)."""
+        if self.no_certificate:
+            return None
+        if self.certificate:
+            return self.certificate
+        return str(Path(self.witness).with_suffix(".smt2") if self.witness else Path("warpcheck-out") / f"{name}.smt2")
 
     @cached_property
     def horizon(self) -> int:

@@ -96,7 +96,7 @@ class ProveOutcome:
             out["replay"] = {r.design: r.first_violation for r in self.replays}
         if self.not_replayed:
             out["not_replayed"] = self.not_replayed
-        if self.options.certificate:
+        if self.certificate or self.no_certificate:
             out.update(certificate=self.certificate, no_certificate=self.no_certificate)
         return out
 
@@ -294,9 +294,10 @@ def prove_run(o: ProveOptions, progress: Progress = None, model: FrontEnd | None
         out.recheck = in_child(recheck_pass, checked, result)  # cvc5 does not see Ctrl-C: a child can be killed
         if out.recheck.startswith("REFUTED"):  # two solvers disagree: a bug to chase, never a PASS
             result.status, result.message = Status.ERROR, out.recheck
-    if o.certificate:
+    path = o.certificate_path(out.name)
+    if path and (o.certificate or result.status is Status.PASS):  # asked for, or a PASS's by default
         out.no_certificate = why_none(o, result, model)
-        out.certificate = None if out.no_certificate else write_certificate(o, result)
+        out.certificate = None if out.no_certificate else write_certificate(o, result, path)
     return out
 
 

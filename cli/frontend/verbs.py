@@ -110,10 +110,12 @@ def _add_prove(sub: Any) -> None:
                    " an existing file there is replaced)")
     p.add_argument("--recheck", action="store_true", default=None,
                    help="re-check a PASS with a second solver (cvc5 via pySMT)")
-    p.add_argument("--certificate", metavar="FILE", type=OUTPUT_FILE,
-                   help="with an unbounded PASS, write its certificate: SMT-LIB2 stating the system, the property and "
-                        "the inductive invariant (the proved lemmas and the property, as inv), with the obligations "
-                        "as check-sat commands; check it with: warpcheck check FILE (an existing file is replaced)")
+    p.add_argument("--certificate", metavar="FILE", type=output_file("warpcheck-out/certificate.smt2"),
+                   help="where an unbounded PASS's certificate goes (default warpcheck-out/NAME.smt2, beside the "
+                        "witness): SMT-LIB2 stating the system, the property and the inductive invariant (the proved "
+                        "lemmas and the property, as inv), with the obligations as check-sat commands; check it with: "
+                        "warpcheck check FILE (an existing file is replaced)")
+    p.add_argument("--no-certificate", action="store_true", default=None, help="write no certificate")
     p.add_argument("--all-warps", action="store_true", default=None,
                    help="swas, for every number of warps: with --property exact (gtlrr, gtlo, lrr) one proof for "
                         "every W >= 1 (warps a sort, the invariant quantified, checked in EPR; the model checked "
