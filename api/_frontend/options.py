@@ -25,6 +25,7 @@ from warpcheck.models.reorder.l1 import parse_cache
 from warpcheck.sim.frontend.metrics import DEFAULT_MAX_CYCLES, ENGINES
 from warpcheck.sim.frontend.ptx_stream import ENGINES as PTX_ENGINES
 from warpcheck.sim.reorder.accesses import MAX_BLOCKS, MAX_THREADS_PER_BLOCK
+from warpcheck.verify import abc
 from warpcheck.verify.frontend.every_warp_proof import check_covered
 from warpcheck.verify.frontend.properties import PROPERTIES, default_property, get_property
 
@@ -32,8 +33,8 @@ __all__ = ["ProveOptions", "ReplayOptions", "SimulateOptions", "DemoOptions", "R
            "ENGINES_OF_PROVE", "EXPORT_FORMATS", "default_depth"]
 
 Policyish = Union[str, UserPolicy, None]
-ENGINES_OF_PROVE = ("auto", "kind", "bmc", "random")
-EXPORT_FORMATS = ("smt2", "btor2")
+ENGINES_OF_PROVE = ("auto", "kind", "bmc", "random", "abc-pdr", "abc-bmc")
+EXPORT_FORMATS = ("smt2", "btor2", "aiger")
 WHOLE_RUN = 600.0  # seconds: the budget of a verb that runs one bounded step (replay, simulate, export)
 SM_SETTINGS = ("t_fetch", "t_decode", "ibuffer", "miss_latency")
 SM_LISTS = ("kernel_of_warp", "budgets", "launches")
@@ -175,6 +176,8 @@ class ProveOptions(SMOptions):
         self._check_sm()
         one_of("property", self.property, PROPERTIES, optional=True)
         one_of("engine", self.engine, ENGINES_OF_PROVE)
+        if self.engine.startswith("abc-") and abc.missing():
+            raise OptionError("engine", self.engine, f"needs ABC, which cannot run here: {abc.missing()}")
         settle(self, depth=optional_integer("depth", self.depth, 1, MAX_DEPTH, DEPTH_WHY),
                timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory),
                witness=path("witness", self.witness), vcd=path("vcd", self.vcd), recheck=flag("recheck", self.recheck),
@@ -202,9 +205,13 @@ class ProveOptions(SMOptions):
         if self.all_warps:
             raise OptionError("certificate", self.certificate, "the proof for every W writes no certificate yet; "
                                                                "prove one number of warps for a certificate")
-        if self.engine in ("bmc", "random"):
+        if self.engine in ("bmc", "random", "abc-bmc"):
             raise OptionError("certificate", self.certificate, f"engine {self.engine} never proves for every depth; "
                                                                "a certificate needs engine kind or auto")
+        if self.engine == "abc-pdr":
+            raise OptionError("certificate", self.certificate, "engine abc-pdr's invariant is over the bits of the "
+                                                               "AIGER model, not the kit's lemmas: no certificate yet; "
+                                                               "use engine kind or auto")
 
     @cached_property
     def prop(self) -> str:

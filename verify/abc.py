@@ -1,0 +1,227 @@
+"""ABC as an engine: ``pdr`` (IC3) and ``bmc3`` on the kit's model as AIGER, their answers mapped to the kit's.
+
+The model is :func:`warpcheck.encodings.aiger.to_model` with narrowed states (a
+state whose range is >= 0 keeps the bits its upper end needs; the bad state
+also fires when a next state needs more), folded for ABC (constraints in the
+bad state, every latch reset 0).  ABC is Debian's ``berkeley-abc``, or the
+binary the environment variable ``ABC`` names; it runs in a process of its own
+that is killed at the timeout.
+
+- A counterexample (``write_cex -a``: the latches' first values and the inputs
+  per frame) is simulated on the AIG and read back into the kit's variables;
+  ABC's frame k is the kit's depth k (the state checked in cycle k).  The
+  caller replays it as every FAIL is replayed.
+- A ``pdr`` proof is not taken on ABC's word: its inductive invariant (``pdr
+  -d``: cubes over latch bits, the invariant is the conjunction of their
+  negations) is checked by Z3 on the same AIG (initial state => inv, inv and
+  one step => inv', inv => no bad state) before the answer is PASS.
+- ``bmc3`` never proves: its answer without a counterexample is a bounded
+  PASS up to the depth it cleared.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import z3
+
+from warpcheck.encodings import aiger
+from warpcheck.encodings.concrete import CONCRETE
+from warpcheck.encodings.unroll import Trace, _width
+from warpcheck.models.ts import TransitionSystem
+from warpcheck.verify.result import Result, Status
+
+Prop = Callable[[Any, dict], Any]
+Progress = Callable[[str], None]
+INSTALL = "apt-get install berkeley-abc, or set ABC=/path/to/abc"
+
+
+def binary() -> str | None:
+    """ABC's program: ``$ABC`` when set, else ``berkeley-abc`` on the PATH (None: not installed)."""
+    named = os.environ.get("ABC")
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    return shutil.which("berkeley-abc")
+
+
+def missing() -> str | None:
+    """Why ABC cannot run here (None: it can)."""
+    if binary() is not None:
+        return None
+    named = os.environ.get("ABC")
+    return (f"ABC={named!r} is not an executable file" if named else "ABC (berkeley-abc) is not installed") \
+        + f": {INSTALL}"
+
+
+def abc_model(ts: TransitionSystem, prop: Prop) -> aiger.Model:
+    """The AIG ABC runs on: narrowed states, constraints folded, every reset 0."""
+    return aiger.folded(aiger.to_model(ts, prop, _width(ts), narrow=True))
+
+
+def _run(m: aiger.Model, commands: str, timeout: float | None, folder: str) -> str | None:
+    """ABC's output for ``commands`` after reading the model (``{cex}`` and ``{inv}`` name files in
+    ``folder``); None when the timeout stopped it (the process group is killed)."""
+    model = Path(folder) / "model.aig"
+    model.write_bytes(aiger.to_aiger(m.aig, "warpcheck model for ABC"))
+    script = f"read_aiger {model}; " + commands.format(cex=Path(folder) / "cex.txt", inv=Path(folder) / "inv.pla")
+    p = subprocess.Popen([binary() or "berkeley-abc", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        return out
+    except subprocess.TimeoutExpired:
+        return None
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+def _frame(out: str) -> int | None:
+    """The frame of ABC's counterexample, if it found one."""
+    got = re.search(r"asserted in frame (\d+)", out)
+    return int(got.group(1)) if got else None
+
+
+def read_cex(text: str, m: aiger.Model) -> list[dict[int, bool]]:
+    """The AIG's values per frame from ABC's ``write_cex -a`` file (first values of the latches, inputs per frame)."""
+    rows = [line.split("#")[0].strip() for line in text.splitlines()]
+    rows = [r for r in rows if r and set(r) <= {"0", "1", "x"}]
+    latches, frames = rows[0], rows[1:]
+    return aiger.simulate(m.aig, [c == "1" for c in latches], [[c == "1" for c in f] for f in frames])
+
+
+def to_trace(m: aiger.Model, ts: TransitionSystem, values: list[dict[int, bool]]) -> Trace:
+    """The kit's trace of a counterexample: parameters and inputs read off the AIG, states by the kit's step."""
+    def var(frame: dict[int, bool], name: str) -> Any:
+        return aiger.read_value(frame, m.map[name], m.kinds[name])
+    params = {v.name: var(values[0], f"p.{v.name}") for v in ts.param_vars()}
+    inputs = [{v.name: var(f, f"i.{v.name}") for v in ts.input_vars()} for f in values[:-1]]
+    states = [ts.init(CONCRETE, params)]
+    for i in inputs:
+        states.append(ts.step(CONCRETE, states[-1], i))
+    return Trace(params=params, states=states, inputs=inputs)
+
+
+def _fail(name: str, m: aiger.Model, ts: TransitionSystem, prop: Prop, k: int, cex: Path, t0: float) -> Result:
+    trace = to_trace(m, ts, read_cex(cex.read_text(), m))
+    if prop(CONCRETE, trace.states[k]):  # ABC's bad state without the property's violation: a model left its ranges
+        return Result(Status.ERROR, name, k, seconds=time.monotonic() - t0,
+                      message=f"ABC's counterexample at frame {k} does not violate the property in the kit's step "
+                              "(a state left its declared range?): a kit bug")
+    return Result(Status.FAIL, name, k, seconds=time.monotonic() - t0, trace=trace,
+                  message=f"counterexample of ABC's {name.split('-')[1]} at frame {k}")
+
+
+def abc_bmc(ts: TransitionSystem, prop: Prop, depth: int = 8, timeout: float | None = None,
+            progress: Progress | None = None, **_: Any) -> Result:
+    """ABC's ``bmc3`` to ``depth``: a FAIL with its trace, or a bounded PASS (never an unbounded one)."""
+    t0, m = time.monotonic(), abc_model(ts, prop)
+    if progress:
+        progress(f"abc-bmc: bmc3 to depth {depth} on {len(m.aig.latches)} latches, {len(m.aig.ands)} ANDs")
+    with tempfile.TemporaryDirectory(prefix="warpcheck-abc-") as folder:
+        limit = f" -T {max(1, int(timeout))}" if timeout else ""
+        out = _run(m, f"bmc3 -F {depth + 1}{limit}; write_cex -a {{cex}}", timeout and timeout + 2, folder)
+        k = None if out is None else _frame(out)
+        if k is not None:
+            return _fail("abc-bmc", m, ts, prop, k, Path(folder) / "cex.txt", t0)
+    done = re.search(r"No output asserted in (\d+) frames", out or "")
+    if done and int(done.group(1)) > depth:
+        return Result(Status.PASS, "abc-bmc", depth, bounded=True, seconds=time.monotonic() - t0,
+                      message=f"no violation in the first {depth + 1} cycles (ABC's bmc3)")
+    cleared = re.findall(r"^\s*(\d+) \+ :", out or "", re.M)
+    said = f"; no violation up to depth {int(cleared[-1])}" if cleared else ""
+    return Result(Status.TIMEOUT if out is None or "timeout" in out.lower() else Status.UNKNOWN, "abc-bmc",
+                  int(cleared[-1]) if cleared else 0, seconds=time.monotonic() - t0,
+                  message=f"ABC's bmc3 did not finish{said}")
+
+
+def abc_pdr(ts: TransitionSystem, prop: Prop, depth: int = 8, timeout: float | None = None,
+            progress: Progress | None = None, **_: Any) -> Result:
+    """ABC's ``pdr``: a FAIL with its trace, or a PASS once its invariant is re-checked by Z3 on the AIG."""
+    t0, m = time.monotonic(), abc_model(ts, prop)
+    if progress:
+        progress(f"abc-pdr: pdr on {len(m.aig.latches)} latches, {len(m.aig.ands)} ANDs")
+    with tempfile.TemporaryDirectory(prefix="warpcheck-abc-") as folder:
+        limit = f" -T {max(1, int(timeout))}" if timeout else ""
+        out = _run(m, f"pdr -d -I {{inv}}{limit}; write_cex -a {{cex}}", timeout and timeout + 2, folder)
+        k = None if out is None else _frame(out)
+        if k is not None:
+            return _fail("abc-pdr", m, ts, prop, k, Path(folder) / "cex.txt", t0)
+        if out is not None and "Property proved" in out:
+            clauses = read_invariant((Path(folder) / "inv.pla").read_text(), m)
+            return _proved(m, clauses, t0)
+    stopped = out is None or "timeout" in out.lower()
+    return Result(Status.TIMEOUT if stopped else Status.UNKNOWN, "abc-pdr", 0, seconds=time.monotonic() - t0,
+                  message="ABC's pdr did not finish" if stopped else "ABC's pdr gave up: " + _last(out))
+
+
+def _last(out: str | None) -> str:
+    lines = [line.strip() for line in (out or "").splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
+def _proved(m: aiger.Model, clauses: list[list[int]], t0: float) -> Result:
+    why = recheck(m.aig, clauses)
+    if why:
+        return Result(Status.UNKNOWN, "abc-pdr", 0, seconds=time.monotonic() - t0,
+                      message=f"ABC's pdr says proved, but its invariant fails the kit's re-check ({why}): not a PASS")
+    return Result(Status.PASS, "abc-pdr", 0, seconds=time.monotonic() - t0,
+                  message=f"ABC's pdr; its inductive invariant ({len(clauses)} clauses over latch bits) re-checked "
+                          "by Z3 on the bit-level model")
+
+
+# -- the invariant ----------------------------------------------------------------------------------------------
+def read_invariant(text: str, m: aiger.Model) -> list[list[int]]:
+    """``pdr -d``'s PLA as clauses: each a list of latch literals of ``m``'s AIG (a cube's negation)."""
+    by_name = {m.aig.names[v]: v for v in m.aig.latches}
+    names: list[str] = []
+    clauses = []
+    for line in text.splitlines():
+        if line.startswith(".ilb"):
+            names = line.split()[1:]
+        elif line and line[0] in "01-" and names:
+            cube = line.split()[0]
+            clauses.append([2 * by_name[n] + (c == "1") for n, c in zip(names, cube) if c != "-"])
+    return clauses
+
+
+def _z3(g: aiger.Aig, latch: dict[int, Any], tag: str) -> Callable[[int], Any]:
+    """Z3 terms of the AIG's literals over the given latch terms and fresh inputs tagged ``tag``."""
+    val: dict[int, Any] = {0: z3.BoolVal(False), **latch}
+    val.update({v: z3.Bool(f"{tag}.i{v}") for v in g.inputs})
+    for v in sorted(g.ands):
+        a, b = g.ands[v]
+        val[v] = z3.And(_lit(val, a), _lit(val, b))
+    return lambda x: _lit(val, x)
+
+
+def _lit(val: dict[int, Any], x: int) -> Any:
+    return z3.Not(val[x // 2]) if x & 1 else val[x // 2]
+
+
+def recheck(g: aiger.Aig, clauses: list[list[int]]) -> str | None:
+    """Why ``clauses`` is not an inductive invariant of ``g`` that excludes its bad state (None: it is)."""
+    now = {v: z3.Bool(f"l{v}") for v in g.latches}
+    at = _z3(g, now, "now")
+    after = {v: at(g.next[v]) for v in g.latches}
+
+    def inv(lit: Callable[[int], Any]) -> Any:
+        return z3.And([z3.Or([lit(x) for x in c]) for c in clauses])
+    checks = {"the initial state does not satisfy it": z3.Not(inv(lambda x: z3.BoolVal(bool(x & 1)))),
+              "one step does not preserve it": z3.And(inv(at), z3.Not(at(g.bad[0])),
+                                                     z3.Not(inv(lambda x: _lit(after, x)))),
+              "it does not exclude the bad state": z3.And(inv(at), at(g.bad[0]))}
+    for why, query in checks.items():
+        s = z3.Solver()
+        s.add(query)
+        if s.check() != z3.unsat:
+            return why
+    return None
