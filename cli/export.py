@@ -1,4 +1,4 @@
-"""The ``export`` verb: a prove configuration's proof problem as SMT-LIB2 scripts or a BTOR2 model."""
+"""The ``export`` verb: a prove configuration's proof problem as SMT-LIB2 scripts, a BTOR2 or an AIGER model."""
 from __future__ import annotations
 
 import argparse
@@ -15,7 +15,10 @@ EPILOG = """examples:
   warpcheck export --format smt2 --design baseline --policy gtlrr --warps 2 --depth 6 --out problems
 
 btor2: one model (state, input, init, next, constraint, bad) for hardware model checkers;
-bad is reachable exactly when prove finds a FAIL.  smt2 (QF_BV): NAME.bmcD.smt2 is sat exactly when
+bad is reachable exactly when prove finds a FAIL.  aiger: the same model bit-blasted, binary AIGER 1.9
+(NAME.aig: one bad state, constraints, latches reset 0/1 or to themselves for free initial values) and
+NAME.aig.map.json (the kit's variable and bit of each input and latch); e.g. berkeley-abc -c "read_aiger
+NAME.aig; fold; pdr".  smt2 (QF_BV): NAME.bmcD.smt2 is sat exactly when
 the property fails within D cycles; NAME.lemmas-init, NAME.lemmas-step and NAME.stepK.smt2 are all
 unsat when the property is K-inductive with the lemmas the kit proves first; the two induction
 scripts first ask a non-vacuity check-sat that must be sat (their assumptions have a model).

@@ -71,17 +71,15 @@ def _run(m: aiger.Model, commands: str, timeout: float | None, folder: str) -> s
     model = Path(folder) / "model.aig"
     model.write_bytes(aiger.to_aiger(m.aig, "warpcheck model for ABC"))
     script = f"read_aiger {model}; " + commands.format(cex=Path(folder) / "cex.txt", inv=Path(folder) / "inv.pla")
-    p = subprocess.Popen([binary() or "berkeley-abc", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, start_new_session=True)
-    try:
-        out, _ = p.communicate(timeout=timeout)
-        return out
-    except subprocess.TimeoutExpired:
-        return None
-    finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+    with subprocess.Popen([binary() or "berkeley-abc", "-c", script], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, start_new_session=True) as p:
+        try:
+            return p.communicate(timeout=timeout)[0]
+        except subprocess.TimeoutExpired:
+            return None
+        finally:  # also when the run guard's alarm or Ctrl-C ends the wait: ABC never outlives its run
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
 
 
 def _frame(out: str) -> int | None:

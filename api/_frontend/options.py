@@ -469,7 +469,7 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class ExportOptions(SMOptions):
-    """``warpcheck export``: a prove configuration's proof problem as SMT-LIB2 scripts or one BTOR2 model.
+    """``warpcheck export``: a prove configuration's proof problem as SMT-LIB2 scripts, a BTOR2 or an AIGER model.
 
     ``depth``: the BMC depth of ``smt2`` (default: prove's horizon); ``k``: the
     induction depth; ``no_lemmas``: no proved lemmas in the induction scripts.
