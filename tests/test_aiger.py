@@ -237,3 +237,16 @@ def test_abc_pdr_kills_a_mutant(tmp_path):
 def test_abc_pdr_proves_swas_at_one_warp_with_the_invariant_rechecked(tmp_path):
     r = prove_run(ProveOptions(design="swas", warps=1, engine="abc-pdr")).result
     assert r.label == "PASS (unbounded)" and "re-checked by Z3" in r.message, r.message
+
+
+@needs_abc
+def test_abc_bmc_without_a_violation_is_a_bounded_pass():
+    r = prove_run(ProveOptions(design="swas", warps=2, engine="abc-bmc", depth=3)).result
+    assert r.label == "PASS (up to depth 3)" and r.bounded, r.message
+
+
+@needs_abc
+@pytest.mark.parametrize("engine", ["abc-pdr", "abc-bmc"])
+def test_abc_engines_write_no_certificate(engine, tmp_path):
+    with pytest.raises(OptionError, match="certificate"):
+        ProveOptions(design="swas", warps=2, engine=engine, certificate=str(tmp_path / "c.smt2"))

@@ -65,21 +65,30 @@ def abc_model(ts: TransitionSystem, prop: Prop) -> aiger.Model:
     return aiger.folded(aiger.to_model(ts, prop, _width(ts), narrow=True))
 
 
-def _run(m: aiger.Model, commands: str, timeout: float | None, folder: str) -> str | None:
+def _run(m: aiger.Model, commands: str, timeout: float | None, folder: str) -> tuple[str, bool]:
     """ABC's output for ``commands`` after reading the model (``{cex}`` and ``{inv}`` name files in
-    ``folder``); None when the timeout stopped it (the process group is killed)."""
+    ``folder``), and whether the timeout stopped it (its process group killed; the output so far is kept:
+    ABC writes it line by line through ``stdbuf`` where that is installed)."""
     model = Path(folder) / "model.aig"
     model.write_bytes(aiger.to_aiger(m.aig, "warpcheck model for ABC"))
     script = f"read_aiger {model}; " + commands.format(cex=Path(folder) / "cex.txt", inv=Path(folder) / "inv.pla")
-    with subprocess.Popen([binary() or "berkeley-abc", "-c", script], stdout=subprocess.PIPE,
+    lines = ["stdbuf", "-oL"] if shutil.which("stdbuf") else []
+    with subprocess.Popen([*lines, binary() or "berkeley-abc", "-c", script], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, start_new_session=True) as p:
         try:
-            return p.communicate(timeout=timeout)[0]
+            return p.communicate(timeout=timeout)[0], False
         except subprocess.TimeoutExpired:
-            return None
+            os.killpg(p.pid, signal.SIGKILL)
+            return p.communicate()[0], True
         finally:  # also when the run guard's alarm or Ctrl-C ends the wait: ABC never outlives its run
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
+
+
+def _limit(timeout: float | None) -> str:
+    """ABC's own time limit: 80 % of the engine's, so that ABC usually stops itself and says how far it got
+    (it checks its limit between frames; the process is killed at the engine's)."""
+    return f" -T {max(1, int(0.8 * timeout))}" if timeout else ""
 
 
 def _frame(out: str) -> int | None:
@@ -125,20 +134,22 @@ def abc_bmc(ts: TransitionSystem, prop: Prop, depth: int = 8, timeout: float | N
     if progress:
         progress(f"abc-bmc: bmc3 to depth {depth} on {len(m.aig.latches)} latches, {len(m.aig.ands)} ANDs")
     with tempfile.TemporaryDirectory(prefix="warpcheck-abc-") as folder:
-        limit = f" -T {max(1, int(timeout))}" if timeout else ""
-        out = _run(m, f"bmc3 -F {depth + 1}{limit}; write_cex -a {{cex}}", timeout and timeout + 2, folder)
-        k = None if out is None else _frame(out)
+        out, killed = _run(m, f"bmc3 -v -F {depth + 1}{_limit(timeout)}; write_cex -a {{cex}}", timeout, folder)
+        k = None if killed else _frame(out)
         if k is not None:
             return _fail("abc-bmc", m, ts, prop, k, Path(folder) / "cex.txt", t0)
-    done = re.search(r"No output asserted in (\d+) frames", out or "")
+    done = re.search(r"No output asserted in (\d+) frames", out)
     if done and int(done.group(1)) > depth:
         return Result(Status.PASS, "abc-bmc", depth, bounded=True, seconds=time.monotonic() - t0,
                       message=f"no violation in the first {depth + 1} cycles (ABC's bmc3)")
-    cleared = re.findall(r"^\s*(\d+) \+ :", out or "", re.M)
-    said = f"; no violation up to depth {int(cleared[-1])}" if cleared else ""
-    return Result(Status.TIMEOUT if out is None or "timeout" in out.lower() else Status.UNKNOWN, "abc-bmc",
-                  int(cleared[-1]) if cleared else 0, seconds=time.monotonic() - t0,
-                  message=f"ABC's bmc3 did not finish{said}")
+    # bmc3 -v prints "k + :" once frame k is solved, with or without a violation: frames below k are clean
+    cleared = [int(n) - 1 for n in re.findall(r"^\s*(\d+) \+ :", out, re.M)]
+    clean = int(done.group(1)) - 1 if done else max(cleared, default=-1)
+    stopped = killed or "timeout" in out.lower()
+    said = f"; no violation up to depth {clean}" if clean >= 0 else ""
+    return Result(Status.TIMEOUT if stopped else Status.UNKNOWN, "abc-bmc", max(clean, 0),
+                  seconds=time.monotonic() - t0,
+                  message=("stopped at the timeout" if stopped else "ABC's bmc3 gave up: " + _last(out)) + said)
 
 
 def abc_pdr(ts: TransitionSystem, prop: Prop, depth: int = 8, timeout: float | None = None,
@@ -148,15 +159,14 @@ def abc_pdr(ts: TransitionSystem, prop: Prop, depth: int = 8, timeout: float | N
     if progress:
         progress(f"abc-pdr: pdr on {len(m.aig.latches)} latches, {len(m.aig.ands)} ANDs")
     with tempfile.TemporaryDirectory(prefix="warpcheck-abc-") as folder:
-        limit = f" -T {max(1, int(timeout))}" if timeout else ""
-        out = _run(m, f"pdr -d -I {{inv}}{limit}; write_cex -a {{cex}}", timeout and timeout + 2, folder)
-        k = None if out is None else _frame(out)
+        out, killed = _run(m, f"pdr -d -I {{inv}}{_limit(timeout)}; write_cex -a {{cex}}", timeout, folder)
+        k = None if killed else _frame(out)
         if k is not None:
             return _fail("abc-pdr", m, ts, prop, k, Path(folder) / "cex.txt", t0)
-        if out is not None and "Property proved" in out:
+        if not killed and "Property proved" in out:
             clauses = read_invariant((Path(folder) / "inv.pla").read_text(), m)
             return _proved(m, clauses, t0)
-    stopped = out is None or "timeout" in out.lower()
+    stopped = killed or "timeout" in out.lower()
     return Result(Status.TIMEOUT if stopped else Status.UNKNOWN, "abc-pdr", 0, seconds=time.monotonic() - t0,
                   message="ABC's pdr did not finish" if stopped else "ABC's pdr gave up: " + _last(out))
 
@@ -164,8 +174,8 @@ def abc_pdr(ts: TransitionSystem, prop: Prop, depth: int = 8, timeout: float | N
 def prove_invariant(m: aiger.Model, timeout: float | None = None) -> list[list[int]] | None:
     """ABC's ``pdr`` invariant of ``m`` as clauses (None: no proof within the timeout), not re-checked."""
     with tempfile.TemporaryDirectory(prefix="warpcheck-abc-") as folder:
-        out = _run(m, "pdr -d -I {inv}", timeout, folder)
-        if out is None or "Property proved" not in out:
+        out, killed = _run(m, "pdr -d -I {inv}", timeout, folder)
+        if killed or "Property proved" not in out:
             return None
         return read_invariant((Path(folder) / "inv.pla").read_text(), m)
 
