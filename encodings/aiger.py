@@ -7,8 +7,8 @@ vectors of the netlist's one width, LSB first; ``add`` and ``sub`` are
 ripple-carry adders, ``eq`` an AND of XNORs, ``slt`` an unsigned ripple
 comparison with the sign bits swapped, ``ite`` a mux per bit.
 
-The model is the BTOR2 export's (:mod:`warpcheck.encodings.btor2`), in
-AIGER's words: one bad state (the property's negation), invariant constraints
+The model is the BTOR2 export's (:func:`warpcheck.encodings.netlist.net_model`,
+walked by :mod:`warpcheck.encodings.btor2` too), in AIGER's words: one bad state (the property's negation), invariant constraints
 (the input ranges, the model's input assumption, the parameters' ranges),
 latches with reset 0 or 1, or reset = itself for the free parameters and for
 a state whose initial value depends on them (then the constraint
@@ -36,7 +36,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from warpcheck.encodings.netlist import Net, NetAlgebra
+from warpcheck.encodings.netlist import Net, NetAlgebra, net_model
 from warpcheck.models.ts import TransitionSystem, Var
 
 Prop = Callable[[Any, dict], Any]
@@ -178,11 +178,6 @@ class Model:
     kinds: dict[str, str]  # the same names -> "bool" or "int"
 
 
-def _bits(v: Var, width: int) -> int:
-    """How many bits a variable gets: one for a bool; for an int the width, or what a range >= 0 needs."""
-    return 1 if v.kind == "bool" else width
-
-
 def _narrow(v: Var, width: int) -> int:
     return 1 if v.kind == "bool" else max(1, v.hi.bit_length()) if v.lo >= 0 else width
 
@@ -197,48 +192,45 @@ def to_model(ts: TransitionSystem, prop: Prop, width: int, narrow: bool = False)
     ``narrow``: a state whose range has no negative values keeps only the bits its upper end needs, and the
     bad state also fires when a next state needs more (a model that leaves its declared ranges: a kit bug).
     """
-    A, g = NetAlgebra(width), Aig()
-    sv, iv, pv = ts.state_vars(), ts.input_vars(), ts.param_vars()
-    s = {v.name: A.var(f"s.{v.name}", v.kind) for v in sv}
-    i = {v.name: A.var(f"i.{v.name}", v.kind) for v in iv}
-    p = {v.name: A.var(f"p.{v.name}", v.kind) for v in pv}
-    start = {name: A._fold(value) for name, value in ts.init(A, p).items()}
-    bits: dict[str, Bits] = {}
-    for v in iv:
-        bits[f"i.{v.name}"] = _padded([g.input(_sym("i", v, k)) for k in range(_narrow(v, width))], v.kind, width)
-    for v in pv:
-        bits[f"p.{v.name}"] = _padded([g.latch(_sym("p", v, k), None) for k in range(_narrow(v, width))], v.kind, width)
-    for v in sv:
-        fixed = None if isinstance(start[v.name], Net) else constant(start[v.name], width)
-        n = _narrow(v, width) if narrow else _bits(v, width)
-        bits[f"s.{v.name}"] = _padded([g.latch(_sym("s", v, k), None if fixed is None else fixed[k])
-                                       for k in range(n)], v.kind, width)
-    bits["first"] = [g.latch("first", TRUE)]
-    first = A.var("first", "bool")
-    nxt = ts.step(A, s, i)
-    checks = [v.domain(A, p[v.name]) for v in pv] + [v.domain(A, i[v.name]) for v in iv] + [ts.assume(A, s, i)]
-    checks += [A.implies(first, A.eq(s[n], value)) for n, value in start.items() if isinstance(value, Net)]
-    bad = A.not_(prop(A, s))
-    lits = blast(g, A, bits)
+    m, g = net_model(ts, prop, width), Aig()
+    bits = _declare(g, ts, m.start, width, narrow)
+    lits = blast(g, m.A, bits)
 
     def of(x: Any) -> Bits:
         return lits[x.t] if isinstance(x, Net) else constant(x, width)
-    for v in pv:
-        for lit in bits[f"p.{v.name}"]:
-            if lit > TRUE:
-                g.next[lit // 2] = lit
-    wide = []
-    for v in sv:
-        for lit, n in zip(bits[f"s.{v.name}"], of(nxt[v.name])):
+    for lit in (x for v in ts.param_vars() for x in bits[f"p.{v.name}"] if x > TRUE):
+        g.next[lit // 2] = lit  # a parameter keeps its value
+    wide = []  # the next states' bits that a narrowed latch does not hold: all must be 0
+    for v in ts.state_vars():
+        for lit, n in zip(bits[f"s.{v.name}"], of(m.nxt[v.name])):
             if lit > TRUE:
                 g.next[lit // 2] = n
             else:
                 wide.append(n)
     g.next[bits["first"][0] // 2] = FALSE
+    checks = [*m.param_ranges.values(), *m.input_ranges, m.assume, *m.initial.values()]
     g.constraints = [c for c in (of(x)[0] for x in checks) if c != TRUE]
-    g.bad = [g.or_(of(bad)[0], g.all_([x ^ 1 for x in wide]) ^ 1)]
-    kinds = {f"{pre}.{v.name}": v.kind for pre, vs in (("s", sv), ("i", iv), ("p", pv)) for v in vs}
+    g.bad = [g.or_(of(m.bad)[0], g.all_([x ^ 1 for x in wide]) ^ 1)]
+    kinds = {f"{pre}.{v.name}": v.kind for pre, vs in (("s", ts.state_vars()), ("i", ts.input_vars()),
+                                                      ("p", ts.param_vars())) for v in vs}
     return Model(g, width, bits, {**kinds, "first": "bool"})
+
+
+def _declare(g: Aig, ts: TransitionSystem, start: dict[str, Any], width: int, narrow: bool) -> dict[str, Bits]:
+    """The inputs and latches of every variable: inputs; parameters (reset itself); states (reset to a
+    constant initial value, else itself); ``first`` (reset 1)."""
+    bits: dict[str, Bits] = {}
+    for v in ts.input_vars():
+        bits[f"i.{v.name}"] = _padded([g.input(_sym("i", v, k)) for k in range(_narrow(v, width))], v.kind, width)
+    for v in ts.param_vars():
+        bits[f"p.{v.name}"] = _padded([g.latch(_sym("p", v, k), None) for k in range(_narrow(v, width))], v.kind, width)
+    for v in ts.state_vars():
+        fixed = None if isinstance(start[v.name], Net) else constant(start[v.name], width)
+        n = _narrow(v, width) if narrow else 1 if v.kind == "bool" else width
+        bits[f"s.{v.name}"] = _padded([g.latch(_sym("s", v, k), None if fixed is None else fixed[k])
+                                       for k in range(n)], v.kind, width)
+    bits["first"] = [g.latch("first", TRUE)]
+    return bits
 
 
 def _sym(prefix: str, v: Var, k: int) -> str:

@@ -2,13 +2,16 @@
 
 Integers are signed bit-vectors of one width (as in ``Z3BVAlgebra``), booleans
 are booleans.  Every operation becomes a node once (hash-consed); operations
-on constants are folded.  The SMT-LIB2 and BTOR2 printers walk this graph.
+on constants are folded.  The SMT-LIB2, BTOR2 and AIGER printers walk this graph;
+:func:`net_model` builds the nodes of a whole model for the BTOR2 and AIGER ones.
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from warpcheck.encodings.algebra import Algebra, SymbolicValue
+from warpcheck.models.ts import TransitionSystem
 
 # node: (op, sort, *operands): op in const, var, add, sub, eq, slt, and, or, not, ite; sort "bool" or "bv"
 Node = tuple[Any, ...]
@@ -101,3 +104,40 @@ class NetAlgebra(Algebra):
         if isinstance(a, Net) and isinstance(b, Net) and a.t == b.t:
             return a
         return self.node("ite", self.sort(fa if isinstance(fa, Net) else fb), self._id(c), self._id(fa), self._id(fb))
+
+
+@dataclass
+class NetModel:
+    """A transition system and its property over one :class:`NetAlgebra`: what every model printer walks.
+
+    Variables are named ``s.NAME`` (states), ``i.NAME`` (inputs), ``p.NAME`` (parameters) and ``first``
+    (true in cycle 0 only).  ``start`` is each state's initial value, folded (a Python constant, or a node
+    over the parameters: then ``initial`` holds its constraint ``first -> state = value``).
+    """
+
+    A: NetAlgebra
+    s: dict[str, Any]
+    i: dict[str, Any]
+    p: dict[str, Any]
+    start: dict[str, Any]
+    nxt: dict[str, Any]
+    param_ranges: dict[str, Any]
+    input_ranges: list[Any]
+    assume: Any
+    initial: dict[str, Any]
+    bad: Any
+
+
+def net_model(ts: TransitionSystem, prop: Callable[[Any, dict], Any], width: int) -> NetModel:
+    """The nodes of ``ts``'s initial state, step, constraints and bad state (the property's negation)."""
+    A = NetAlgebra(width)
+    s = {v.name: A.var(f"s.{v.name}", v.kind) for v in ts.state_vars()}
+    i = {v.name: A.var(f"i.{v.name}", v.kind) for v in ts.input_vars()}
+    p = {v.name: A.var(f"p.{v.name}", v.kind) for v in ts.param_vars()}
+    start = {name: A._fold(value) for name, value in ts.init(A, p).items()}
+    first = A.var("first", "bool")
+    nxt = ts.step(A, s, i)
+    return NetModel(A, s, i, p, start, nxt, {v.name: v.domain(A, p[v.name]) for v in ts.param_vars()},
+                    [v.domain(A, i[v.name]) for v in ts.input_vars()], ts.assume(A, s, i),
+                    {n: A.implies(first, A.eq(s[n], x)) for n, x in start.items() if isinstance(x, Net)},
+                    A.not_(prop(A, s)))
