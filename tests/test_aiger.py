@@ -197,8 +197,8 @@ def test_abc_model_runs_as_the_kit(design):
     assert True in seen
 
 
-def _toy_invariant() -> tuple[aiger.Model, list[list[int]]]:
-    """A small AIG ABC proves in well under a second, with its invariant."""
+def _toy() -> tuple[Any, Any]:
+    """A small system ABC proves in well under a second, and its property."""
     from warpcheck.models.ts import TransitionSystem
 
     class Counter(TransitionSystem):  # 0, 1, 2, 0, ...: never 3 (4 bits of state; 3 is unreachable)
@@ -211,9 +211,14 @@ def _toy_invariant() -> tuple[aiger.Model, list[list[int]]]:
         def step(self, A: Any, s: Any, i: Any) -> dict[str, Any]:
             nx = A.ite(A.eq(s["x"], A.const(2)), A.const(0), A.add(s["x"], A.const(1)))
             return {"x": nx, "y": s["x"]}
-    ts = Counter()
-    m = abc.abc_model(ts, lambda A, s: A.not_(A.eq(s["y"], A.const(3))))
-    return m, abc.prove_invariant(m)
+    return Counter(), lambda A, s: A.not_(A.eq(s["y"], A.const(3)))
+
+
+def _toy_invariant() -> tuple[aiger.Model, list[list[int]]]:
+    m = abc.abc_model(*_toy())
+    clauses = abc.prove_invariant(m)
+    assert clauses is not None
+    return m, clauses
 
 
 @needs_abc
@@ -222,6 +227,15 @@ def test_abc_pdr_invariant_is_rechecked_and_a_dropped_clause_refused():
     assert clauses and abc.recheck(m.aig, clauses) is None
     dropped = [abc.recheck(m.aig, clauses[:k] + clauses[k + 1:]) for k in range(len(clauses))]
     assert any(dropped) and abc.recheck(m.aig, []) is not None
+
+
+@needs_abc
+def test_abc_pdr_proof_whose_invariant_fails_the_recheck_is_not_a_pass(monkeypatch):
+    ts, prop = _toy()
+    assert abc.abc_pdr(ts, prop).label == "PASS (unbounded)"
+    monkeypatch.setattr(abc, "read_invariant", lambda text, m: [])  # a tampered invariant: every clause dropped
+    r = abc.abc_pdr(ts, prop)
+    assert r.status.value == "UNKNOWN" and "fails the kit's re-check" in r.message and "not a PASS" in r.message
 
 
 @needs_abc

@@ -164,8 +164,7 @@ def abc_pdr(ts: TransitionSystem, prop: Prop, depth: int = 8, timeout: float | N
         if k is not None:
             return _fail("abc-pdr", m, ts, prop, k, Path(folder) / "cex.txt", t0)
         if not killed and "Property proved" in out:
-            clauses = read_invariant((Path(folder) / "inv.pla").read_text(), m)
-            return _proved(m, clauses, t0)
+            return _proved(m, _invariant(Path(folder) / "inv.pla", m), t0)
     stopped = killed or "timeout" in out.lower()
     return Result(Status.TIMEOUT if stopped else Status.UNKNOWN, "abc-pdr", 0, seconds=time.monotonic() - t0,
                   message="ABC's pdr did not finish" if stopped else "ABC's pdr gave up: " + _last(out))
@@ -185,9 +184,19 @@ def _last(out: str | None) -> str:
     return lines[-1] if lines else "no output"
 
 
-def _proved(m: aiger.Model, clauses: list[list[int]], t0: float) -> Result:
-    why = recheck(m.aig, clauses)
-    if why:
+def _invariant(path: Path, m: aiger.Model) -> list[list[int]] | str:
+    """The clauses of ABC's invariant file, or why there are none."""
+    try:
+        return read_invariant(path.read_text(), m)
+    except OSError:
+        return "ABC wrote no invariant file"
+    except KeyError as e:
+        return f"its invariant names {e}, not a latch of the model"
+
+
+def _proved(m: aiger.Model, clauses: list[list[int]] | str, t0: float) -> Result:
+    why = clauses if isinstance(clauses, str) else recheck(m.aig, clauses)
+    if isinstance(clauses, str) or why:
         return Result(Status.UNKNOWN, "abc-pdr", 0, seconds=time.monotonic() - t0,
                       message=f"ABC's pdr says proved, but its invariant fails the kit's re-check ({why}): not a PASS")
     return Result(Status.PASS, "abc-pdr", 0, seconds=time.monotonic() - t0,
