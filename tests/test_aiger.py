@@ -261,6 +261,8 @@ def test_abc_bmc_without_a_violation_is_a_bounded_pass():
 
 @needs_abc
 @pytest.mark.parametrize("engine", ["abc-pdr", "abc-bmc"])
-def test_abc_engines_write_no_certificate(engine, tmp_path):
+def test_abc_engines_write_no_certificate_and_take_no_recheck(engine, tmp_path):
     with pytest.raises(OptionError, match="certificate"):
         ProveOptions(design="swas", warps=2, engine=engine, certificate=str(tmp_path / "c.smt2"))
+    with pytest.raises(OptionError, match="recheck.*checked already"):
+        ProveOptions(design="swas", warps=2, engine=engine, recheck=True)

@@ -178,6 +178,9 @@ class ProveOptions(SMOptions):
         one_of("engine", self.engine, ENGINES_OF_PROVE)
         if self.engine.startswith("abc-") and abc.missing():
             raise OptionError("engine", self.engine, f"needs ABC, which cannot run here: {abc.missing()}")
+        if self.engine.startswith("abc-") and self.recheck:
+            raise OptionError("recheck", True, f"re-checks the kit's lemma proofs with cvc5; engine {self.engine}'s "
+                                               "answers are checked already (a PASS's invariant by Z3, a FAIL by replay)")
         settle(self, depth=optional_integer("depth", self.depth, 1, MAX_DEPTH, DEPTH_WHY),
                timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory),
                witness=path("witness", self.witness), vcd=path("vcd", self.vcd), recheck=flag("recheck", self.recheck),
