@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from warpcheck.encodings.netlist import Net, NetAlgebra, net_model
 from warpcheck.models.ts import TransitionSystem, Var
@@ -176,6 +176,8 @@ class Model:
     width: int
     map: dict[str, Bits]  # "s.NAME", "i.NAME", "p.NAME", "first" -> literals, LSB first
     kinds: dict[str, str]  # the same names -> "bool" or "int"
+    lemma: int = TRUE  # the lemmas given to to_model (a literal over the state), not among the constraints
+    holds: int = TRUE  # once folded: the constraints, without the lemma
 
 
 def _narrow(v: Var, width: int) -> int:
@@ -186,13 +188,17 @@ def _padded(lits: Bits, kind: str, width: int) -> Bits:
     return lits if kind == "bool" else lits + [FALSE] * (width - len(lits))
 
 
-def to_model(ts: TransitionSystem, prop: Prop, width: int, narrow: bool = False) -> Model:
+def to_model(ts: TransitionSystem, prop: Prop, width: int, narrow: bool = False,
+             lemmas: Sequence[Callable[[Any, dict], Any]] = ()) -> Model:
     """The AIG of ``ts`` whose bad state is reachable exactly when ``prop`` can be violated.
 
     ``narrow``: a state whose range has no negative values keeps only the bits its upper end needs, and the
     bad state also fires when a next state needs more (a model that leaves its declared ranges: a kit bug).
+    ``lemmas``: predicates of the state whose conjunction becomes ``Model.lemma`` (:func:`folded` makes it
+    a constraint).
     """
     m, g = net_model(ts, prop, width), Aig()
+    lemma = m.A.and_(*[pred(m.A, m.s) for pred in lemmas])
     bits = _declare(g, ts, m.start, width, narrow)
     lits = blast(g, m.A, bits)
 
@@ -213,7 +219,7 @@ def to_model(ts: TransitionSystem, prop: Prop, width: int, narrow: bool = False)
     g.bad = [g.or_(of(m.bad)[0], g.all_([x ^ 1 for x in wide]) ^ 1)]
     kinds = {f"{pre}.{v.name}": v.kind for pre, vs in (("s", ts.state_vars()), ("i", ts.input_vars()),
                                                       ("p", ts.param_vars())) for v in vs}
-    return Model(g, width, bits, {**kinds, "first": "bool"})
+    return Model(g, width, bits, {**kinds, "first": "bool"}, of(lemma)[0])
 
 
 def _declare(g: Aig, ts: TransitionSystem, start: dict[str, Any], width: int, narrow: bool) -> dict[str, Bits]:
@@ -240,8 +246,8 @@ def _sym(prefix: str, v: Var, k: int) -> str:
 def folded(m: Model) -> Model:
     """The same model without constraints and with every latch reset to 0, for ABC's engines.
 
-    A constraint becomes part of the bad state: bad' = ok & C & bad, where the latch ``ok``
-    is 1 while every constraint held in the cycles before.  A latch with reset itself (a free
+    A constraint (and the model's lemma) becomes part of the bad state: bad' = ok & C & bad, where the
+    latch ``ok`` is 1 while every constraint held in the cycles before.  A latch with reset itself (a free
     initial value) gets a mux: in cycle 0 (``first``) its value is a fresh input's (named
     ``NAME@0``), later the latch's; every user of the latch reads the mux.  A latch with reset 1
     is stored negated (ABC's ``pdr -d`` writes an invariant only for the all-0 initial state):
@@ -269,10 +275,11 @@ def folded(m: Model) -> Model:
     for v in src.latches:
         g.next[stored[v] // 2] = new(src.next[v]) ^ (stored[v] & 1)
     holds = g.all_([new(c) for c in src.constraints])
-    g.next[ok // 2] = g.and_(ok, holds) ^ 1
-    g.bad = [g.all_([ok, holds, new(src.bad[0])])]
+    lemma = new(m.lemma)
+    g.next[ok // 2] = g.all_([ok, holds, lemma]) ^ 1
+    g.bad = [g.all_([ok, holds, lemma, new(src.bad[0])])]
     seen = {k: [new(x) for x in bits] for k, bits in m.map.items()}
-    return Model(g, m.width, seen, m.kinds)
+    return Model(g, m.width, seen, m.kinds, lemma, holds)
 
 
 def simulate(g: Aig, latches: list[bool], inputs: list[list[bool]]) -> list[dict[int, bool]]:

@@ -148,8 +148,8 @@ def test_abc_bmc_finds_the_baselines_shortest_violation_and_it_replays(tmp_path)
 
 @needs_abc
 def test_abc_timeout_is_never_a_pass(tmp_path):
-    """SWaS at W = 2 is beyond ABC's pdr in a second: the run stops at the timeout with ABC killed."""
-    r = prove_run(ProveOptions(design="swas", warps=2, engine="abc-pdr", timeout=1)).result
+    """SWaS at W = 4 is beyond the lemmas and ABC's pdr in a second: the run stops at the timeout."""
+    r = prove_run(ProveOptions(design="swas", warps=4, engine="abc-pdr", timeout=1)).result
     assert r.status.value == "TIMEOUT" and r.seconds < 10
 
 
@@ -224,9 +224,9 @@ def _toy_invariant() -> tuple[aiger.Model, list[list[int]]]:
 @needs_abc
 def test_abc_pdr_invariant_is_rechecked_and_a_dropped_clause_refused():
     m, clauses = _toy_invariant()
-    assert clauses and abc.recheck(m.aig, clauses) is None
-    dropped = [abc.recheck(m.aig, clauses[:k] + clauses[k + 1:]) for k in range(len(clauses))]
-    assert any(dropped) and abc.recheck(m.aig, []) is not None
+    assert clauses and abc.recheck(m, clauses) is None
+    dropped = [abc.recheck(m, clauses[:k] + clauses[k + 1:]) for k in range(len(clauses))]
+    assert any(dropped) and abc.recheck(m, []) is not None
 
 
 @needs_abc
@@ -246,10 +246,28 @@ def test_abc_pdr_kills_a_mutant(tmp_path):
     assert out.result.status.value == "FAIL" and out.replays[0].first_violation is not None, out.result.message
 
 
-@pytest.mark.slow  # about 16 CPU-seconds of ABC's pdr
 @needs_abc
-def test_abc_pdr_proves_swas_at_one_warp_with_the_invariant_rechecked(tmp_path):
-    r = prove_run(ProveOptions(design="swas", warps=1, engine="abc-pdr")).result
+def test_abc_pdr_proves_swas_at_two_warps_with_lemmas_and_invariant_rechecked():
+    r = prove_run(ProveOptions(design="swas", policy="gtlrr", warps=2, engine="abc-pdr")).result
+    assert r.label == "PASS (unbounded)" and r.lemmas, r.message
+    assert "the lemmas (initial, preserved) and its inductive invariant" in r.message and "re-checked by Z3" in r.message
+
+
+@needs_abc
+def test_a_lemma_that_is_no_invariant_is_refused_by_the_recheck():
+    """A false lemma given to ABC as a constraint makes every state safe: the re-check must refuse it."""
+    ts, prop = _toy()
+    m = abc.abc_model(ts, prop, [lambda A, s: A.eq(s["x"], A.const(0))])  # x = 0 initially, x = 1 one step later
+    clauses = abc.prove_invariant(m)
+    assert clauses is not None and abc.recheck(m, clauses) == "one step does not preserve the lemmas"
+    wrong = abc.abc_model(ts, prop, [lambda A, s: A.eq(s["x"], A.const(1))])  # not even initially
+    assert abc.recheck(wrong, abc.prove_invariant(wrong) or []) == "a lemma fails in an initial state"
+
+
+@pytest.mark.slow  # about 9 CPU-seconds
+@needs_abc
+def test_abc_pdr_proves_swas_at_four_warps(tmp_path):
+    r = prove_run(ProveOptions(design="swas", warps=4, engine="abc-pdr")).result
     assert r.label == "PASS (unbounded)" and "re-checked by Z3" in r.message, r.message
 
 
