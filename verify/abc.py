@@ -124,7 +124,7 @@ def to_trace(m: aiger.Model, ts: TransitionSystem, values: list[dict[int, bool]]
 
 def _fail(name: str, m: aiger.Model, ts: TransitionSystem, prop: Prop, k: int, cex: Path, t0: float) -> Result:
     trace = to_trace(m, ts, read_cex(cex.read_text(), m))
-    if prop(CONCRETE, trace.states[k]):  # ABC's bad state without the property's violation: a model left its ranges
+    if len(trace.states) <= k or prop(CONCRETE, trace.states[k]):  # ABC's bad state, the property holds there
         return Result(Status.ERROR, name, k, seconds=time.monotonic() - t0,
                       message=f"ABC's counterexample at frame {k} does not violate the property in the kit's step "
                               "(a state left its declared range?): a kit bug")
