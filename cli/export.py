@@ -1,4 +1,4 @@
-"""The ``export`` verb: a prove configuration's proof problem as SMT-LIB2 scripts, a BTOR2 model or Verilog."""
+"""The ``export`` verb: a prove configuration's proof problem as SMT-LIB2 scripts, a BTOR2 or AIGER model, Verilog."""
 from __future__ import annotations
 
 import argparse
@@ -16,7 +16,10 @@ EPILOG = """examples:
   warpcheck export --format sby --design swas --warps 2 --out sby
 
 btor2: one model (state, input, init, next, constraint, bad) for hardware model checkers;
-bad is reachable exactly when prove finds a FAIL.  smt2 (QF_BV): NAME.bmcD.smt2 is sat exactly when
+bad is reachable exactly when prove finds a FAIL.  aiger: the same model bit-blasted, binary AIGER 1.9
+(NAME.aig: one bad state, constraints, latches reset 0/1 or to themselves for free initial values) and
+NAME.aig.map.json (the kit's variable and bit of each input and latch); e.g. berkeley-abc -c "read_aiger
+NAME.aig; fold; pdr".  smt2 (QF_BV): NAME.bmcD.smt2 is sat exactly when
 the property fails within D cycles; NAME.lemmas-init, NAME.lemmas-step and NAME.stepK.smt2 are all
 unsat when the property is K-inductive with the lemmas the kit proves first; the two induction
 scripts first ask a non-vacuity check-sat that must be sat (their assumptions have a model).
@@ -31,7 +34,7 @@ exit codes: 0 written, 2 bad input"""
 def register(sub: Any) -> None:
     """Add the ``export`` verb."""
     E = ExportOptions
-    p = sub.add_parser("export", help="write a proof problem as SMT-LIB2, BTOR2, Verilog or a SymbiYosys project",
+    p = sub.add_parser("export", help="write a proof problem as SMT-LIB2, BTOR2, AIGER, Verilog or a SymbiYosys project",
                        description="Write the proof problem of a prove configuration for other checkers.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--format", required=True, choices=EXPORT_FORMATS)

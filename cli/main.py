@@ -35,7 +35,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "analyze": ("reorder.verbs", "list every warp's dynamic global loads/stores and the static order"),
     "reorder": ("reorder.verbs", "proofs about the load/store reordering unit"),
     "qaws": ("qaws.verbs", "worst-case searches for two kernels under LRR, GTO and QAWS"),
-    "export": ("export", "write a proof problem as SMT-LIB2, BTOR2, Verilog or a SymbiYosys project"),
+    "export": ("export", "write a proof problem as SMT-LIB2, BTOR2, AIGER, Verilog or a SymbiYosys project"),
     "check": ("check", "check a proof's certificate with a solver other than the one that proved it"),
     "sweep": ("sweep.verbs", "run a grid of runs of any verb (a sweep file) into a resumable results store"),
     "plot": ("sweep.verbs", "draw a paper's figure (PNG + SVG) or table from a sweep's results store"),

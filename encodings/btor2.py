@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from warpcheck.encodings import netlist
-from warpcheck.encodings.netlist import Net, NetAlgebra
+from warpcheck.encodings.netlist import Net, NetAlgebra, net_model
 from warpcheck.models.ts import TransitionSystem
 
 Prop = Callable[[Any, dict], Any]
@@ -67,40 +66,30 @@ class _Writer:
 
 def to_btor2(ts: TransitionSystem, prop: Prop, width: int) -> str:
     """The BTOR2 model of ``ts`` whose ``bad`` is reachable exactly when ``prop`` can be violated."""
-    m = netlist.model(ts, width)
-    A, sv, iv, pv, s, i, p, start = m.A, m.sv, m.iv, m.pv, m.s, m.i, m.p, m.start
-    w = _Writer(A)
+    m = net_model(ts, prop, width)
+    sv, iv, pv, w = m.sv, m.iv, m.pv, _Writer(m.A)
     sort = {v.name: "bool" if v.kind == "bool" else "bv" for v in sv + iv + pv}
     # btor2tools (BtorMC, Pono) read an init only after its value: constants first, then the states
-    values = {name: w.of(v) for name, v in start.items() if not isinstance(v, Net)}
+    values = {name: w.of(v) for name, v in m.start.items() if not isinstance(v, Net)}
     on, off = w.of(True), w.of(False)
     for prefix, vs, kind in (("p.", pv, "state"), ("i.", iv, "input"), ("s.", sv, "state")):
         for v in vs:
             w.names[prefix + v.name] = w.emit(f"{kind} {w.sid(sort[v.name])} {prefix}{v.name}")
-    first = w.emit("state 1 first")
+    first = w.names["first"] = w.emit("state 1 first")
     w.emit(f"init 1 {first} {on}")
     w.emit(f"next 1 {first} {off}")
     for v in pv:  # a parameter keeps its value; its range holds from the start
         w.emit(f"next {w.sid(sort[v.name])} {w.names['p.' + v.name]} {w.names['p.' + v.name]}")
-        w.emit(f"constraint {w.of(v.domain(A, p[v.name]))}")
-    _initial(w, A, start, values, s, sort, first)
-    nxt = ts.step(A, s, i)
-    for v in sv:
-        w.emit(f"next {w.sid(sort[v.name])} {w.names['s.' + v.name]} {w.of(nxt[v.name])}")
-    for v in iv:
-        w.emit(f"constraint {w.of(v.domain(A, i[v.name]))}")
-    w.emit(f"constraint {w.of(ts.assume(A, s, i))}")
-    w.emit(f"bad {w.of(A.not_(prop(A, s)))}")
-    return "\n".join(w.lines) + "\n"
-
-
-def _initial(w: _Writer, A: NetAlgebra, start: dict[str, Any], values: dict[str, int], s: dict[str, Any],
-             sort: dict[str, str], first: int) -> None:
-    """``init`` for a constant initial value (its line in ``values``), else ``first -> state = value``."""
-    w.names["first"] = first
-    is_first = A.var("first", "bool")
-    for name, value in start.items():
+        w.emit(f"constraint {w.of(m.param_ranges[v.name])}")
+    for name in m.start:  # ``init`` for a constant initial value, else ``first -> state = value``
         if name in values:
             w.emit(f"init {w.sid(sort[name])} {w.names['s.' + name]} {values[name]}")
         else:
-            w.emit(f"constraint {w.of(A.implies(is_first, A.eq(s[name], value)))}")
+            w.emit(f"constraint {w.of(m.initial[name])}")
+    for v in sv:
+        w.emit(f"next {w.sid(sort[v.name])} {w.names['s.' + v.name]} {w.of(m.nxt[v.name])}")
+    for c in m.input_ranges:
+        w.emit(f"constraint {w.of(c)}")
+    w.emit(f"constraint {w.of(m.assume)}")
+    w.emit(f"bad {w.of(m.bad)}")
+    return "\n".join(w.lines) + "\n"

@@ -2,16 +2,16 @@
 
 Integers are signed bit-vectors of one width (as in ``Z3BVAlgebra``), booleans
 are booleans.  Every operation becomes a node once (hash-consed); operations
-on constants are folded.  The SMT-LIB2, BTOR2 and Verilog printers walk this graph;
-:func:`model` declares a system's variables and builds its initial state for
-the printers of whole models (BTOR2, Verilog), and :meth:`NetAlgebra.below`
-orders a value's nodes operands first.
+on constants are folded.  The SMT-LIB2, BTOR2, AIGER and Verilog printers walk this graph:
+:meth:`NetAlgebra.below` orders a value's nodes operands first, and :func:`net_model` builds
+the nodes of a whole model (variables, initial state, step, constraints, bad state) for the
+printers of whole models (BTOR2, AIGER, Verilog).
 """
 from __future__ import annotations
 
 from collections.abc import Container
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from warpcheck.encodings.algebra import Algebra, SymbolicValue
 from warpcheck.models.ts import TransitionSystem, Var
@@ -124,12 +124,13 @@ class NetAlgebra(Algebra):
         return self.node("ite", self.sort(fa if isinstance(fa, Net) else fb), self._id(c), self._id(fa), self._id(fb))
 
 
-@dataclass(frozen=True)
-class Model:
-    """A transition system's variables as netlist nodes (named ``s.``, ``i.``, ``p.`` + the variable's name).
+@dataclass
+class NetModel:
+    """A transition system and its property over one :class:`NetAlgebra`: what every model printer walks.
 
-    ``start`` holds the initial values, folded: a Python constant, or a node
-    over the parameters.
+    Variables are named ``s.NAME`` (states), ``i.NAME`` (inputs), ``p.NAME`` (parameters) and ``first``
+    (true in cycle 0 only).  ``start`` is each state's initial value, folded (a Python constant, or a node
+    over the parameters: then ``initial`` holds its constraint ``first -> state = value``).
     """
 
     A: NetAlgebra
@@ -140,12 +141,24 @@ class Model:
     i: dict[str, Any]
     p: dict[str, Any]
     start: dict[str, Any]
+    nxt: dict[str, Any]
+    param_ranges: dict[str, Any]
+    input_ranges: list[Any]
+    assume: Any
+    initial: dict[str, Any]
+    bad: Any
 
 
-def model(ts: TransitionSystem, width: int) -> Model:
-    """The variables of ``ts`` as netlist nodes and its initial state over them."""
+def net_model(ts: TransitionSystem, prop: Callable[[Any, dict], Any], width: int) -> NetModel:
+    """The nodes of ``ts``'s initial state, step, constraints and bad state (the property's negation)."""
     A, sv, iv, pv = NetAlgebra(width), ts.state_vars(), ts.input_vars(), ts.param_vars()
     s = {v.name: A.var(f"s.{v.name}", v.kind) for v in sv}
     i = {v.name: A.var(f"i.{v.name}", v.kind) for v in iv}
     p = {v.name: A.var(f"p.{v.name}", v.kind) for v in pv}
-    return Model(A, sv, iv, pv, s, i, p, {name: A._fold(value) for name, value in ts.init(A, p).items()})
+    start = {name: A._fold(value) for name, value in ts.init(A, p).items()}
+    first = A.var("first", "bool")
+    nxt = ts.step(A, s, i)
+    return NetModel(A, sv, iv, pv, s, i, p, start, nxt, {v.name: v.domain(A, p[v.name]) for v in pv},
+                    [v.domain(A, i[v.name]) for v in iv], ts.assume(A, s, i),
+                    {n: A.implies(first, A.eq(s[n], x)) for n, x in start.items() if isinstance(x, Net)},
+                    A.not_(prop(A, s)))

@@ -87,7 +87,7 @@ def module_name(name: str) -> str:
 
 def to_verilog(ts: TransitionSystem, prop: Prop, width: int, module: str) -> str:
     """The Verilog module ``module`` of ``ts`` whose assertion fails in some run exactly when ``prop`` can be violated."""
-    m = netlist.model(ts, width)
+    m = netlist.net_model(ts, prop, width)
     w = _Writer(m.A)
     _name_all(w, m)
     ports = ["input wire clk"] + [f"input wire {w.range(_sort(v))}{w.names['i.' + v.name]}" for v in m.iv]
@@ -99,7 +99,7 @@ def to_verilog(ts: TransitionSystem, prop: Prop, width: int, module: str) -> str
     clocked = ["    first <= 1'b0;"]
     for v in m.sv:
         head += _state(w, v.name, _sort(v), start[v.name], m.start[v.name])
-    nxt = ts.step(m.A, m.s, m.i)
+    nxt = m.nxt
     for v in m.sv:
         target = w.names["s." + v.name] if not isinstance(m.start[v.name], Net) else signal("r_", v.name)
         clocked.append(f"    {target} <= {w.of(nxt[v.name])};")
@@ -113,7 +113,7 @@ def _sort(v: Any) -> str:
     return "bool" if v.kind == "bool" else "bv"
 
 
-def _name_all(w: _Writer, m: netlist.Model) -> None:
+def _name_all(w: _Writer, m: netlist.NetModel) -> None:
     """Every variable's Verilog name; two variables of one name after the replacement are a fault of the kit."""
     for prefix, vs in (("s.", m.sv), ("i.", m.iv), ("p.", m.pv)):
         for v in vs:
@@ -122,7 +122,7 @@ def _name_all(w: _Writer, m: netlist.Model) -> None:
         raise KitError("two variables of the model have one Verilog name; the Verilog export cannot tell them apart")
 
 
-def _parameters(w: _Writer, m: netlist.Model) -> list[str]:
+def _parameters(w: _Writer, m: netlist.NetModel) -> list[str]:
     """The parameters: ``anyconst`` under FORMAL, module parameters (their lowest value by default) otherwise."""
     if not m.pv:
         return []
@@ -144,7 +144,7 @@ def _state(w: _Writer, name: str, sort: str, value: str, folded: Any) -> list[st
     return [f"  reg {w.range(sort)}{r};", f"  wire {w.range(sort)}{s} = first ? {value} : {r};"]
 
 
-def _checks(w: _Writer, m: netlist.Model, ts: TransitionSystem, prop: Prop) -> list[str]:
+def _checks(w: _Writer, m: netlist.NetModel, ts: TransitionSystem, prop: Prop) -> list[str]:
     """The assumptions (parameters' and inputs' ranges, the model's assumption) and the property's assertion."""
     A, out = m.A, []
     for what, vs, values in (("the parameters' ranges", m.pv, m.p), ("the inputs' ranges", m.iv, m.i)):

@@ -17,7 +17,7 @@ from warpcheck.encodings.unroll import Unrolling
 from warpcheck.encodings.z3_algebra import check
 from warpcheck.models.errors import ConfigError
 from warpcheck.models.ts import TransitionSystem
-from warpcheck.verify import bmc_bitwuzla
+from warpcheck.verify import abc, bmc_bitwuzla
 from warpcheck.verify.lemmas import prove_lemmas
 from warpcheck.verify.progress import every
 from warpcheck.verify.random_runs import random_runs
@@ -442,7 +442,7 @@ def bmc_fastest(ts: TransitionSystem, prop: Prop, depth: int = 8, timeout: float
 
 
 ENGINES: dict[str, Callable[..., Result]] = {"auto": auto, "bmc": bmc_fastest, "kind": kinduction,
-                                             "random": random_phase}
+                                             "random": random_phase, "abc-pdr": abc.abc_pdr, "abc-bmc": abc.abc_bmc}
 
 
 def engine(name: str) -> Callable[..., Result]:

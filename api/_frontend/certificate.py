@@ -75,6 +75,9 @@ def why_none(o: ProveOptions, r: Result, model: FrontEnd | None) -> str | None:
     """Why a run writes no certificate (None: it writes one)."""
     if model is not None and r.status is Status.PASS:
         return "a model other than the configuration's (the mutation suite's) gets no certificate"
+    if o.engine == "abc-pdr" and r.status is Status.PASS:
+        return ("engine abc-pdr's invariant is over the bits of the AIGER model, not the kit's lemmas: no certificate; "
+                "prove with engine kind or auto for one")
     return cert.not_certifiable(r.status.value, r.bounded, 1 if o.all_warps else r.depth)
 
 

@@ -33,8 +33,8 @@ __all__ = ["ProveOptions", "ReplayOptions", "SimulateOptions", "DemoOptions", "R
            "ENGINES_OF_PROVE", "EXPORT_FORMATS", "default_depth"]
 
 Policyish = Union[str, UserPolicy, None]
-ENGINES_OF_PROVE = ("auto", "kind", "bmc", "random")
-EXPORT_FORMATS = ("smt2", "btor2", "sby", "verilog")
+ENGINES_OF_PROVE = ("auto", "kind", "bmc", "random", "abc-pdr", "abc-bmc")
+EXPORT_FORMATS = ("smt2", "btor2", "aiger", "sby", "verilog")
 WHOLE_RUN = 600.0  # seconds: the budget of a verb that runs one bounded step (replay, simulate, export)
 SM_SETTINGS = ("t_fetch", "t_decode", "ibuffer", "miss_latency")
 SM_LISTS = ("kernel_of_warp", "budgets", "launches")
@@ -179,6 +179,13 @@ class ProveOptions(SMOptions):
         self._check_sm()
         one_of("property", self.property, PROPERTIES, optional=True)
         one_of("engine", self.engine, ENGINES_OF_PROVE)
+        if self.engine.startswith("abc-"):
+            from warpcheck.verify import abc  # the ABC driver loads only when its engine is chosen
+            if abc.missing():
+                raise OptionError("engine", self.engine, f"needs ABC, which cannot run here: {abc.missing()}")
+        if self.engine.startswith("abc-") and self.recheck:
+            raise OptionError("recheck", True, f"re-checks the kit's lemma proofs with cvc5; engine {self.engine}'s "
+                                               "answers are checked already (a PASS's invariant by Z3, a FAIL by replay)")
         settle(self, depth=optional_integer("depth", self.depth, 1, MAX_DEPTH, DEPTH_WHY),
                timeout=seconds("timeout", self.timeout), memory=gib("memory", self.memory),
                witness=path("witness", self.witness), vcd=path("vcd", self.vcd), recheck=flag("recheck", self.recheck),
@@ -210,9 +217,13 @@ class ProveOptions(SMOptions):
         if self.all_warps and self.prop != "exact":
             raise OptionError("certificate", self.certificate, f"the proof for every W of {self.prop!r} (W = 1..4, "
                                                                "compositional) writes no certificate; prove 'exact'")
-        if self.engine in ("bmc", "random"):
+        if self.engine in ("bmc", "random", "abc-bmc"):
             raise OptionError("certificate", self.certificate, f"engine {self.engine} never proves for every depth; "
                                                                "a certificate needs engine kind or auto")
+        if self.engine == "abc-pdr":
+            raise OptionError("certificate", self.certificate, "engine abc-pdr's invariant is over the bits of the "
+                                                               "AIGER model, not the kit's lemmas: no certificate yet; "
+                                                               "use engine kind or auto")
 
     @cached_property
     def prop(self) -> str:
@@ -481,7 +492,7 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class ExportOptions(SMOptions):
-    """``warpcheck export``: a prove configuration's proof problem as SMT-LIB2 scripts, a BTOR2 model or Verilog.
+    """``warpcheck export``: a prove configuration's proof problem as SMT-LIB2 scripts, a BTOR2 or AIGER model, Verilog.
 
     ``depth``: the BMC depth of ``smt2`` and ``sby`` (default: prove's horizon); ``k``: the
     induction depth; ``no_lemmas``: no proved lemmas in the induction scripts.

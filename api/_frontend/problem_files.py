@@ -1,4 +1,4 @@
-"""Proof problems for other checkers: SMT-LIB2 scripts (BMC, k-induction), BTOR2 models, Verilog and SymbiYosys."""
+"""Proof problems for other checkers: SMT-LIB2 scripts (BMC, k-induction), BTOR2 and AIGER models, Verilog, SymbiYosys."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from warpcheck._frontend.options import ExportOptions, ProveOptions
 from warpcheck._frontend.proof import run_name
-from warpcheck.encodings import btor2, sby, smt2, verilog
+from warpcheck.encodings import aiger, btor2, sby, smt2, verilog
 from warpcheck.encodings.unroll import _width
 from warpcheck.models.files import check_writable, write_files
 from warpcheck.models.frontend.design import FrontEnd
@@ -17,14 +17,15 @@ from warpcheck.verify.lemmas import prove_lemmas
 
 
 @dataclass(eq=False)  # compared as a mapping, e.g. with a dict of texts
-class ExportResult(Mapping[str, str]):
-    """The exported files: ``{file name: text}``; ``paths`` once written (``to_dict()`` is ``export --json``)."""
+class ExportResult(Mapping[str, "str | bytes"]):
+    """The exported files: ``{file name: text}`` (bytes for AIGER); ``paths`` once written (``to_dict()`` is
+    ``export --json``)."""
 
-    texts: dict[str, str]
+    texts: dict[str, str | bytes]
     paths: list[str] = field(default_factory=list)
     code: int = 0
 
-    def __getitem__(self, name: str) -> str:
+    def __getitem__(self, name: str) -> str | bytes:
         return self.texts[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -54,6 +55,9 @@ def export_texts(o: ExportOptions) -> ExportResult:
         texts = {f"{name}.sv": verilog.to_verilog(ts, ts.agree, width, module)}
         return ExportResult(texts | ({f"{name}.sby": sby.to_sby(name, module, o.horizon)}
                                      if o.format == "sby" else {}))
+    if o.format == "aiger":
+        model, bits = aiger.export(ts, ts.agree, width, name)
+        return ExportResult({f"{name}.aig": model, f"{name}.aig.map.json": bits})
     proved = [] if o.no_lemmas else [pred for _, pred in prove_lemmas(ts)[0]]
     return ExportResult({f"{name}.bmc{o.horizon}.smt2": smt2.bmc(ts, ts.agree, o.horizon, width, name),
                          f"{name}.lemmas-init.smt2": smt2.lemmas_init(ts, proved, width, name),

@@ -98,7 +98,9 @@ def _add_prove(sub: Any) -> None:
                         "wins (a random run's FAIL waits for BMC's shortest, and is the answer only when BMC has "
                         "none); kind: k-induction with proved lemmas, unbounded; bmc: bounded only, the shortest "
                         "violation (bitwuzla); random: concrete random runs (FAIL or "
-                        f"UNKNOWN) (default {P.engine})")
+                        "UNKNOWN); abc-pdr: ABC's pdr (IC3) on the model as AIGER with the kit's proved lemmas, a PASS "
+                        "only once the kit re-checks the lemmas and pdr's inductive invariant; abc-bmc: ABC's bmc3, bounded only (both need berkeley-abc, or "
+                        f"ABC=/path/to/abc) (default {P.engine})")
     p.add_argument("--depth", type=int, metavar="K",
                    help="largest k (kind) or depth (bmc) (default: 1 + miss latency + 2 x (t_fetch + t_decode), "
                         "19 with the paper's timing: long enough for a bug that needs a whole miss window)")
