@@ -128,7 +128,7 @@ def test_no_certificate_for_a_run_that_does_not_pass(tmp_path):
     o = warpcheck.ReorderProveOptions(streams=1, certificate=str(tmp_path / "c.smt2"))
     for status in ("FAIL", "UNKNOWN", "TIMEOUT"):
         out = {"status": status, "depth": 2, "bounded": False}
-        attach(o, out, [(None, out)])
+        attach(o, out, [(None, out)], str(tmp_path / "c.smt2"))
         assert "unbounded PASS" in out["no_certificate"] and "certificates" not in out
     assert not (tmp_path / "c.smt2").exists()
 
@@ -172,3 +172,14 @@ def test_a_2_inductive_system_gets_k_step_obligations_that_a_solver_decides():
     assert answers(text, "bitwuzla") == list(cert.EXPECTED)
     assert answers(cert.certificate(ts, _not3, [], 8, ["covers: {}"], 1), "bitwuzla")[1] == "sat"  # not 1-inductive
     assert cert.not_certifiable("PASS", False, 2) is None and "unbounded" in cert.not_certifiable("PASS", True, 2)
+
+
+def test_every_unbounded_pass_of_reorder_prove_writes_its_certificate_unless_told_not_to():
+    """By default beside the witness a FAIL would have had (a script's: a temporary folder); it holds."""
+    r = warpcheck.reorder_prove(streams=1)
+    [written] = r.to_dict()["certificates"]
+    assert r.status == "PASS" and written.endswith("reorder-streams-unit-stream.smt2")
+    assert warpcheck.check(written).status == "PASS"
+    assert "certificates" not in warpcheck.reorder_prove(streams=1, no_certificate=True).to_dict()
+    with pytest.raises(warpcheck.ConfigError, match="given with no_certificate"):
+        warpcheck.reorder_prove(streams=1, certificate="c.smt2", no_certificate=True)

@@ -213,13 +213,12 @@ def proof_of(o: ReorderProveOptions, progress: Callable[[str], None] | None = No
     certificate = _workflow("certificate")
     if o.streams is None:
         out = _workflow("kernel_proof").run_prove(o, progress, folder)
-        if o.certificate:
-            certificate.attach(o, out, certificate.kernel_members(o, out))
+        members = certificate.kernel_members(o, out)
     else:
-        members: list[tuple[int | None, dict[str, Any]]] = []
+        members = []
         out = _workflow("stream_proof").run_streams(o, folder, members)
-        if o.certificate:
-            certificate.attach(o, out, members)
+    if o.certificate or (out["status"] == "PASS" and not (o.no_certificate or o.no_unit)):  # every PASS has one
+        certificate.attach(o, out, members, o.certificate or certificate.default_path(o, out, folder))
     return ReorderResult("prove", out["status"], EXIT_CODES[Status(out["status"])], out)
 
 

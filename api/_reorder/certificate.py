@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 from warpcheck._reorder.kernel_proof import monitored, progress_system
 from warpcheck._reorder.options import ReorderProveOptions
-from warpcheck._reorder.stream_proof import build
+from warpcheck._reorder.stream_proof import build, witness_folder
 from warpcheck.encodings import certificate as cert
 from warpcheck.encodings.unroll import _width
 from warpcheck.models.errors import ConfigError
@@ -86,10 +86,15 @@ def paths(path: str, members: list[Any]) -> list[str]:
     return [path if k == main else other(m) for k, m in enumerate(members)]
 
 
-def write_certificates(a: ReorderProveOptions, members: list[Member]) -> list[str]:
-    """Write the certificate of each proof (its member, its run's data) of the PASS; their paths."""
-    assert a.certificate is not None
-    where = paths(a.certificate, [m for m, _ in members])
+def default_path(a: ReorderProveOptions, out: dict[str, Any], folder: str | None) -> str:
+    """Where a PASS's certificate goes without ``certificate``: beside the witness a FAIL would have had."""
+    what = f"reorder-{out['kernel']}" if a.streams is None else f"reorder-streams-{a.mutant or 'unit'}"
+    return f"{witness_folder(folder)}/{what}-{a.check}.smt2"
+
+
+def write_certificates(a: ReorderProveOptions, members: list[Member], path: str) -> list[str]:
+    """Write the certificate of each proof (its member, its run's data) of the PASS to ``path`` (and beside it)."""
+    where = paths(path, [m for m, _ in members])
     texts = {}
     for path, (member, run) in zip(where, members):
         covered = covers(a, member)
@@ -115,7 +120,7 @@ def kernel_members(a: ReorderProveOptions, out: dict[str, Any]) -> list[Member]:
     return members
 
 
-def attach(a: ReorderProveOptions, out: dict[str, Any], members: list[Member]) -> None:
+def attach(a: ReorderProveOptions, out: dict[str, Any], members: list[Member], path: str) -> None:
     """Write the certificates of a proof that PASSed into ``out["certificates"]``, or say why none."""
     why = cert.not_certifiable(out["status"], bool(out.get("bounded")), int(out.get("depth", 0)))
     why = why or next((cert.not_certifiable(r["status"], bool(r["bounded"]), int(r["depth"])) for _, r in members
@@ -123,4 +128,4 @@ def attach(a: ReorderProveOptions, out: dict[str, Any], members: list[Member]) -
     if why:
         out["no_certificate"] = why
         return
-    out["certificates"] = write_certificates(a, members)
+    out["certificates"] = write_certificates(a, members, path)

@@ -152,7 +152,8 @@ class ReorderProveOptions(LaunchOptions):
     streams; ``witness`` is where a FAIL's witness goes; ``certificate``
     where a PASS's certificates go (SMT-LIB2, one per proof: of the barrier
     family over streams, of the check and of progress on a kernel;
-    ``warpcheck check`` runs them).
+    ``warpcheck check`` runs them): by default beside the witness a FAIL would
+    have had; ``no_certificate`` writes none.
     """
 
     streams: int | None = None
@@ -170,6 +171,7 @@ class ReorderProveOptions(LaunchOptions):
     samples: int = 50
     witness: str | None = None
     certificate: str | None = None
+    no_certificate: bool = False
     timeout: float | None = 300.0
     memory: float | None = DEFAULT_MEMORY_GIB
 
@@ -185,8 +187,10 @@ class ReorderProveOptions(LaunchOptions):
                no_unit=flag("no_unit", self.no_unit), channel=integer("channel", self.channel, 1, MAX_CHANNEL),
                max_k=integer("max_k", self.max_k, 1, 64), depth=optional_integer("depth", self.depth, 1, 10_000),
                samples=integer("samples", self.samples, 1, 100_000), witness=path("witness", self.witness),
-               certificate=path("certificate", self.certificate))
+               certificate=path("certificate", self.certificate), no_certificate=flag("no_certificate", self.no_certificate))
         distinct_paths(self, inputs=("kernel",), outputs=("witness", "certificate"))
+        if self.certificate is not None and self.no_certificate:
+            raise OptionError("certificate", self.certificate, "given with no_certificate; give one of them")
         if streams is None:
             self._kernel_mode()
         else:

@@ -163,12 +163,14 @@ def _add_prove(acts: Any) -> None:
     q.add_argument("--witness", metavar="PATH", type=output_file(f"{WITNESS_FOLDER}/witness.json"),
                    help=f"where a FAIL's schedules go (default {WITNESS_FOLDER}/reorder-KERNEL-CHECK.json; an "
                         "existing file there is replaced)")
-    q.add_argument("--certificate", metavar="FILE", type=OUTPUT_FILE,
-                   help="with an unbounded PASS, write its certificates (SMT-LIB2: the system, the invariant inv, the "
+    q.add_argument("--certificate", metavar="FILE", type=output_file(f"{WITNESS_FOLDER}/certificate.smt2"),
+                   help=f"where an unbounded PASS's certificates go (default {WITNESS_FOLDER}/reorder-KERNEL-CHECK.smt2 "
+                        "or reorder-streams-unit-CHECK.smt2; SMT-LIB2: the system, the invariant inv, the "
                         "k-induction obligations; one per proof: with --streams per barrier bound of the family, an "
                         "earlier one as FILE's name with .barriers-B; on a kernel the check's, and progress's as "
                         "FILE's name with .progress; existing files of those names are replaced); check them with: "
                         "warpcheck check FILE")
+    q.add_argument("--no-certificate", action="store_true", default=None, help="write no certificate")
     q.add_argument("--quiet", action="store_true", help="no progress lines on stderr (--json implies it)")
     q.set_defaults(func=_prove)
 
