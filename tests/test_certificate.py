@@ -141,3 +141,14 @@ def test_every_unbounded_pass_of_prove_writes_its_certificate_beside_the_witness
     r = warpcheck.prove(design="swas", warps=2, engine="kind", lemma_cache=None)
     assert Path(r.to_dict()["certificate"]).parent == Path(r.outcome.options.witness).parent  # a temporary folder
     assert not list(Path("warpcheck-out").glob("*.smt2"))
+
+
+def test_the_switch_bound_writes_its_certificate_by_default_unless_told_not_to(tmp_path, monkeypatch, capsys):
+    from warpcheck.cli.main import main
+    monkeypatch.chdir(tmp_path)
+    assert main(["qaws", "switches", "--json"]) == 0
+    written = json.loads(capsys.readouterr().out)["certificate"]
+    assert written == "warpcheck-out/qaws-switches-qaws-2-2-b1.4.smt2" and Path(written).is_file()
+    assert main(["qaws", "switches", "--no-certificate", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out).get("certificate") is None
+    assert main(["qaws", "switches", "--no-certificate", "--certificate", "c.smt2"]) == 2

@@ -13,6 +13,8 @@ options), so a script and the command line take one path and get one answer.
 """
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from warpcheck import _values as v
@@ -138,6 +140,8 @@ def qaws_switches(policy: Any = None, **options: Any) -> QawsSwitchesResult:
     """
     if policy is not None:
         options["policy"] = policy
+    if options.get("certificate") is None and not options.get("no_certificate"):  # a script writes into no cwd
+        options["certificate"] = str(Path(tempfile.mkdtemp(prefix="warpcheck-")) / "switches.smt2")
     return switches_of(_record(QawsSwitchesOptions, "qaws_switches", options))
 
 

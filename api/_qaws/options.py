@@ -206,15 +206,19 @@ class QawsSwitchesOptions:
     depth: int = 24  # BMC depth if induction does not close
     timeout: float | None = 600.0
     memory: float | None = v.DEFAULT_MEMORY_GIB
-    certificate: str | None = None  # with an unbounded PASS, its certificate (SMT-LIB2) goes there
+    certificate: str | None = None  # an unbounded PASS's certificate (SMT-LIB2); default warpcheck-out/NAME.smt2
+    no_certificate: bool = False  # write none
 
     def __post_init__(self) -> None:
         given = self.budget
         _common(self, SWITCH_BUDGETS)
         v.settle(self, policy=v.one_of("policy", self.policy, SWITCH_POLICIES),
                  depth=v.integer("depth", self.depth, 1, MAX_CYCLES, CYCLES_WHY),
-                 certificate=v.path("certificate", self.certificate))
+                 certificate=v.path("certificate", self.certificate),
+                 no_certificate=v.flag("no_certificate", self.no_certificate))
         v.distinct_paths(self, outputs=("certificate",))
+        if self.certificate is not None and self.no_certificate:
+            raise OptionError("certificate", self.certificate, "given with no_certificate; give one of them")
         if self.budget["K1"] >= self.budget["K2"]:
             raise OptionError("budget", given, f"K2's budget ({self.budget['K2']}) is not larger than K1's "
                                                f"({self.budget['K1']}); the bound is about K2 having the larger one")

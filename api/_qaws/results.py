@@ -237,6 +237,8 @@ class QawsSwitchesResult(QawsResult, _Row):
 
     def report(self) -> str:
         lines = [f"{self.policy}: {self.property}: {self.label} ({self.message})"]
+        if self.certificate:
+            lines.append(f"  certificate: {self.certificate} (check it with: warpcheck check {self.certificate})")
         if self.schedule is not None:
             lines.append(f"  schedule (warp issued per cycle, . = none): {schedule_text(self.schedule)}")
         return "\n".join(lines)

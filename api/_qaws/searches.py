@@ -98,11 +98,12 @@ def run_switches(o: QawsSwitchesOptions) -> QawsSwitchesResult:
     order = tuple(s["o.w"] for s in r.trace.states[1:]) if r.trace else None
     claim = SWITCH_PROPERTY.format(b=o.budget["K1"])
     written, message = None, d["message"]
-    if o.certificate:
+    if r.status is Status.PASS and not o.no_certificate:  # every PASS has one (a bounded one says why not)
         why = not_certifiable(r.status.value, r.bounded, r.depth)
-        written = None if why else write_certificate(o.certificate, config, r, claim)
-        message += f"; certificate: {written} (check it with: warpcheck check {written})" if written else \
-            f"; no certificate: {why}"
+        path = o.certificate or f"warpcheck-out/qaws-switches-{o.policy}-{o.warps[0]}-{o.warps[1]}-" \
+                                f"b{o.budget['K1']}.{o.budget['K2']}.smt2"
+        written = None if why else write_certificate(path, config, r, claim)
+        message += f"; no certificate: {why}" if why else ""
     return QawsSwitchesResult(r.status.value, EXIT_CODES[r.status], None, claim,
                               o.policy, d["engine"], d["depth"], d["bounded"], d["seconds"], message,
                               tuple(d["lemmas"]), tuple(d["rejected_lemmas"]),

@@ -18,7 +18,7 @@ from warpcheck._qaws import (QawsInversionOptions, QawsResult, QawsSwitchesOptio
                              switches_of, wcrt_of)
 from warpcheck._qaws.options import (DEFAULT_BUDGETS, DEFAULT_LAUNCHES, DEFAULT_PROGRAMS, SEARCH_POLICIES,
                                      SWITCH_BUDGETS, SWITCH_POLICIES, shown)
-from warpcheck.cli.options import OUTPUT_FILE, positive_seconds, record_from_args
+from warpcheck.cli.options import output_file, positive_seconds, record_from_args
 
 EXAMPLES = """examples:
   warpcheck qaws wcrt                                   # K1: 1 warp, K2: 2 warps, budgets 1 and 2
@@ -121,8 +121,10 @@ def register(sub: Any) -> None:
     b.add_argument("--budget", action="append", metavar="Kn=B", help=f"QAWS budget (default {shown(SWITCH_BUDGETS)})")
     b.add_argument("--depth", metavar="N", help=f"BMC depth if induction does not close (default {S.depth})")
     b.add_argument("--timeout", type=positive_seconds, default=S.timeout, help=f"seconds (default {S.timeout:g})")
-    b.add_argument("--certificate", metavar="FILE", type=OUTPUT_FILE,
-                   help="with an unbounded PASS, write its certificate (SMT-LIB2: the system, the invariant inv, "
-                        "the obligations); check it with: warpcheck check FILE (an existing file is replaced)")
+    b.add_argument("--certificate", metavar="FILE", type=output_file("warpcheck-out/certificate.smt2"),
+                   help="where an unbounded PASS's certificate goes (default warpcheck-out/qaws-switches-POLICY-N1-N2-"
+                        "bB1.B2.smt2; SMT-LIB2: the system, the invariant inv, the obligations); check it with: "
+                        "warpcheck check FILE (an existing file is replaced)")
+    b.add_argument("--no-certificate", action="store_true", default=None, help="write no certificate")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.set_defaults(func=_switches)
