@@ -195,7 +195,7 @@ class PtxRun:
         """One clock cycle: holds, the front end's step with its metrics, then the memory side."""
         m, now, n = self.mem, self.now, self.n
         m.open_barriers()
-        self.holds = {k: m.held(w, now) for w, k in enumerate(self.hold_keys)}
+        self.holds = dict(zip(self.hold_keys, m.holds(now)))
         i = {**self.feeder.inputs(self.s), **self.holds}
         o1, o2 = self.osched1(self.s, i), self.osched2(self.s, i)
         self.s = self.step(self.s, i)
