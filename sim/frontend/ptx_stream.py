@@ -119,6 +119,20 @@ def _oracle(fe: LoadStoreFrontEnd, T: Any, s: dict, i: dict, eligible: Callable)
 
 
 _COMPILED: dict[str, _Compiled] = {}
+_HITS: dict[str, Callable[[dict, int, bool], bool]] = {}
+
+
+def _compiled_hits(fe: LoadStoreFrontEnd) -> Callable[[dict, int, bool], bool]:
+    """``fe.hits`` for each concrete fetching warp, traced and emitted as Python: (state, warp, asked) -> hit."""
+    per_warp = []
+    for w in range(fe.W):
+        T = TraceAlgebra()
+        s = {v.name: T.var(f"s:{v.name}", v.kind) for v in fe.state_vars()}
+        code = emit(T, {"": fe.hits(T, s, {"f.hit": T.var("i:f.hit", "bool")}, w)}, "scalar", "hits")
+        env: dict[str, Any] = {}
+        exec(compile(code, f"<compiled {fe.name} hits of warp {w}>", "exec"), env)  # noqa: S102 - our own code
+        per_warp.append(env["hits"])
+    return lambda s, w, asked: per_warp[w](s, {"f.hit": asked})
 
 
 def _programs(config: SMConfig, engine: str) -> tuple[Callable, Callable, Callable, Callable]:
@@ -134,6 +148,14 @@ def _programs(config: SMConfig, engine: str) -> tuple[Callable, Callable, Callab
     fe = LoadStoreFrontEnd(config)
     return ((lambda s, i: fe.step(A, s, i)), (lambda s, i: fe.fetch_choice(A, s, fe.scheduled(A, s, i))),
             (lambda s, i: _oracle(fe, A, s, i, osched1_eligible)), (lambda s, i: _oracle(fe, A, s, i, osched2_eligible)))
+
+
+def _hits(fe: LoadStoreFrontEnd) -> Callable[[dict, int, bool], bool]:
+    """The compiled ``hits`` of ``fe``'s configuration, built once."""
+    key = json.dumps(fe.c.to_json(), sort_keys=True)
+    if key not in _HITS:
+        _HITS[key] = _compiled_hits(fe)
+    return _HITS[key]
 
 
 def compiled_step(ts: TransitionSystem) -> Callable[[dict, dict], dict]:
@@ -183,7 +205,8 @@ class PtxRun:
         fe = LoadStoreFrontEnd(self.config)
         source = WorkloadSource(None, fe.W, fe.B, ICache(*icache), paths=self.streams)
         self.holds: dict[str, bool] = {}
-        self.feeder = Feeder(fe, source, fetch_choice=lambda st: choice(st, self.holds))
+        self.feeder = Feeder(fe, source, fetch_choice=lambda st: choice(st, self.holds),
+                             hits=_hits(fe) if engine == "compiled" else None)
         self.s = fe.init(A, initial_params(fe, source.ibuffers()))
         self.dynamic = source.dynamic_count()
         self.now = self.active = 0
