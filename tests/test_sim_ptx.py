@@ -87,6 +87,20 @@ def test_swas_makes_no_scheduling_error_on_a_real_kernel(launch):
         assert swas.committed == base.committed
 
 
+def test_committed_counts_the_active_lanes_of_each_warps_simt_run(launch):
+    """committed is thread instructions, as the paper's: each issued instruction counts the lanes that
+    ``simt``'s run of its warp alone has active (warp 1 has 8 live lanes; border cells diverge)."""
+    an, work, lines, traces = launch
+    want = 0
+    for w in range(2):
+        run = run_warp(an.kernel, WarpInputs(bind_params(PARAMS, an.kernel), (0, 0, 0), (64, 1, 1), (1, 1, 1)), warp=w)
+        blocks = KernelCFG(an.kernel).blocks
+        want += sum(bin(mask).count("1") * (blocks[b].end - blocks[b].start) for b, mask in run.steps)
+    r = simulate(ptx=HOTSPOT, block=64, param=PARAMS, design="both", dcache="1K:2")
+    assert [x.committed for x in r.runs] == [want, want]
+    assert want < 32 * r.runs[0].warp_instructions
+
+
 def test_the_cache_times_the_loads(launch):
     """Without a cache every request takes the miss latency: more cycles, no L1 figures."""
     an, work, lines, traces = launch

@@ -179,6 +179,7 @@ def streams_of(kernel: Kernel, traces: Sequence[Trace], config: SMConfig) -> lis
 class _Counts:
     cycles: int = 0
     issued: int = 0
+    threads: int = 0  # active lanes of the instructions issued (thread instructions)
     nops: int = 0
     discrepancies: int = 0
     errors: int = 0
@@ -186,14 +187,21 @@ class _Counts:
 
 
 class PtxRun:
-    """One PTX launch on one front end and memory side, a cycle at a time (``issued``: each warp's classes)."""
+    """One PTX launch on one front end and memory side, a cycle at a time (``issued``: each warp's classes).
+
+    ``lanes`` gives, per warp, the active lanes of each instruction of its trace: ``committed`` counts them
+    (thread instructions, as the paper's committed); without it, every issued instruction counts
+    ``threads_per_warp``.
+    """
 
     def __init__(self, name: str, kernel: Kernel, traces: Sequence[Trace], work: Workload, lines: Lines,
                  config: SMConfig, cache: DataCache = DataCache(), icache: tuple[int, int] = (16, 4),
-                 engine: str = "compiled") -> None:
+                 engine: str = "compiled", lanes: Sequence[Sequence[int]] | None = None) -> None:
         if len(traces) != config.warps:
             raise ConfigError(f"the launch has {len(traces)} warps but the SM {config.warps}; give W = {len(traces)}")
         self.name, self.config, self.cache = name, ptx_config(config), cache
+        full = [config.threads_per_warp] * max((len(t) for t in traces), default=0)
+        self.lanes = [list(ls) for ls in lanes] if lanes is not None else [full] * len(traces)
         unit = ReorderUnit(work, cache.channel, cache.order, unit=cache.unit)
         self.mem = _Memory(kernel, traces, work, lines, unit, cache.l1 or L1Spec(), cache.timing())
         if engine == "compiled":
@@ -239,6 +247,7 @@ class PtxRun:
         self.n.misaligned += pos >= len(self.classes[w]) or self.s["o.cls"] != self.classes[w][pos]
         self.issued[w].append(self.s["o.cls"])
         self.n.issued += 1
+        self.n.threads += self.lanes[w][pos] if pos < len(self.lanes[w]) else 0
         self.mem.issue(w, self.now)
 
     def finished(self) -> bool:
@@ -269,7 +278,7 @@ class PtxRun:
     def _metrics(self, done: bool, deadlock: bool) -> PtxMetrics:
         c, n = self.config, self.n
         cycles = max(self.mem.end, self.now) if done else self.now
-        committed = n.issued * c.threads_per_warp
+        committed = n.threads
         requests = sum(len(w) for w in self.mem.lines)
         return PtxMetrics(self.name, c.design, policy_label(c), c.warps, cycles, committed, n.issued,
                           committed / cycles if cycles else 0.0, n.discrepancies, n.errors,
@@ -280,6 +289,7 @@ class PtxRun:
 
 def simulate_ptx(name: str, kernel: Kernel, traces: Sequence[Trace], work: Workload, lines: Lines,
                  config: SMConfig, cache: DataCache = DataCache(), icache: tuple[int, int] = (16, 4),
-                 max_cycles: int = 200_000, engine: str = "compiled") -> PtxMetrics:
+                 max_cycles: int = 200_000, engine: str = "compiled",
+                 lanes: Sequence[Sequence[int]] | None = None) -> PtxMetrics:
     """Run the launch's warps (their traces) on ``config`` with the memory side ``cache``; the paper's metrics."""
-    return PtxRun(name, kernel, traces, work, lines, config, cache, icache, engine).run(max_cycles)
+    return PtxRun(name, kernel, traces, work, lines, config, cache, icache, engine, lanes).run(max_cycles)

@@ -86,6 +86,7 @@ class WarpStream:
     warp: int
     accesses: tuple[Access, ...]
     trace: tuple[tuple[int, int], ...] = ()  # every instruction the warp issued: (pc, access index or -1)
+    lanes: tuple[int, ...] = ()  # per instruction of ``trace``: its active lanes (the activation mask's)
 
 
 @dataclass
@@ -205,6 +206,7 @@ class _WarpRun:
         self.taint: list[set[str]] = [set() for _ in lanes]
         self.accesses: list[Access] = []
         self.trace: list[tuple[int, int]] = []
+        self.active: list[int] = []  # active lanes of each instruction of the trace
         self.epoch = 0
 
     def tainted(self, lane: int, operands: tuple[str, ...] | list[str]) -> bool:
@@ -232,7 +234,7 @@ def _run(kernel: Kernel, grid: Dim3, block: Dim3, b: Dim3, w: int, params: dict,
     at = None if stop is None else kernel.instructions[stop[0]]
     undecided = None if at is None or stop is None else Undecided(b, w, stop[0], at.line, stop[1],
                                                                   " ".join(at.text.split()), at.column)
-    return WarpStream(b, w, tuple(run.accesses), tuple(run.trace)), undecided
+    return WarpStream(b, w, tuple(run.accesses), tuple(run.trace), tuple(run.active)), undecided
 
 
 def _thread(lane: int, w: int, block: Dim3, inputs: WarpInputs) -> ThreadState:
@@ -278,6 +280,7 @@ def _block(run: _WarpRun, cfg: KernelCFG, stack: st.Stack, blk, line_bytes: int)
         holds = [i for i in active if run.machine.guard(run.lanes[i], ins.guard)]
         if ins.base != "ssy":
             run.trace.append((pc, len(run.accesses) if glob and holds else -1))
+            run.active.append(len(active))
         if ins.base in ("bra", "exit", "ret", "sync"):
             return _terminate(run.kernel, cfg, stack, blk, ins, pc, sum(1 << i for i in holds))
         if glob and holds:
