@@ -165,6 +165,7 @@ class _Memory:
         # registers are not back (0: none pending; -1: the warp is done) and the barrier it stands at.
         self.until: list[float] = [0] * len(traces)
         self.stands = [0] * len(traces)
+        self.moved = True  # a warp moved or a request completed since the barriers were last looked at
         for w in range(len(traces)):
             self._refresh(w)
 
@@ -180,13 +181,18 @@ class _Memory:
         """Recompute what holds warp ``w`` (after its position or its registers' readiness changed)."""
         t, p = self.traces[w], self.pos[w]
         if p >= len(t):
-            self.until[w], self.stands[w] = -1, 0
+            self.until[w], self.stands[w], self.moved = -1, 0, True
             return
         ready = self.ready_at[w]
         self.until[w] = max([ready.get(r, 0) for r in self.reads[t[p][0]]], default=0)
         self.stands[w] = self.at_barrier(w)
+        self.moved = True
 
     def open_barriers(self) -> None:
+        """Open each block's barrier that all its live warps stand at with none of their requests before L1."""
+        if not self.moved:  # nothing it reads changed (issue and complete refresh the warps they touch)
+            return
+        self.moved = False
         busy = {q for q, _ in self.pending}
         for b, peers in self.peers.items():
             ks = {self.stands[w] for w in peers if self.until[w] >= 0}
