@@ -1,7 +1,8 @@
 """Every PTX entry of examples/corpus/ through ``simulate --ptx`` at W = 32: its metrics on both designs, or its refusal.
 
 Each entry gets one launch of 1024 threads (32 warps on one SM): one block of
-1024, or, for the ``block_sum<T, N>`` templates, 1024 / N blocks of N threads.
+1024, or 1024 / N blocks of N threads for the ``block_sum<T, N>`` templates and
+an entry declaring ``.maxntid N``.
 Parameters: a 64-bit one is a pointer (parameter k at (k + 1) MiB), a 32-bit
 integer is 1024 (a length), any other 1.  Baseline LRR-GTLRR against SWaS
 GTLRR with the default 16 KiB 4-way L1.  An entry the simulator cannot take is
@@ -30,12 +31,13 @@ THREADS = 1024
 def launch(text: str, entry: str) -> tuple[int, int, dict[str, int]]:
     """(grid, block, parameters) of the entry's launch."""
     head = text[text.index(f".entry {entry}("):]
+    body = head[head.index(")"):head.index("{")]
     head = head[:head.index(")")]
     types = re.findall(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)", head)
     params = {str(k): (k + 1) << 20 if t in ("u64", "b64", "s64") else THREADS if t in ("u32", "s32", "b32") else 1
               for k, t in enumerate(types)}
-    size = re.search(r"Li(\d+)E", entry)  # block_sum<T, N>: blocks of N threads
-    block = int(size.group(1)) if size else THREADS
+    size = re.search(r"Li(\d+)E", entry) or re.search(r"\.maxntid\s+(\d+)", body)  # block_sum<T, N>, .maxntid N
+    block = min(int(size.group(1)), THREADS) if size else THREADS
     return THREADS // block, block, params
 
 
