@@ -37,7 +37,7 @@ def measure(runs: int) -> list[dict]:
     t = time.perf_counter()
     an = run_analysis(LaunchOptions(kernel=KERNEL, grid=1, block=1024, param=PARAMS))
     work, lines = workload(an, limit=False)
-    traces = [w.trace for w in an.warps]
+    traces, lanes = [w.trace for w in an.warps], [w.lanes for w in an.warps]
     analysis = time.perf_counter() - t
     rows = []
     for design, policy in (("baseline", "gtlrr"), ("swas", "gtlrr")):
@@ -48,7 +48,7 @@ def measure(runs: int) -> list[dict]:
             setup = time.perf_counter() - t
             seconds, cpu, cycles = [], [], 0
             for _ in range(runs):
-                run = PtxRun("hotspot", an.kernel, traces, work, lines, config, cache)
+                run = PtxRun("hotspot", an.kernel, traces, work, lines, config, cache, lanes=lanes)
                 t, c = time.perf_counter(), time.process_time()
                 cycles = run.run(10 ** 6).cycles
                 seconds.append(time.perf_counter() - t)

@@ -81,5 +81,12 @@ class ConcreteAlgebra(Algebra):
                 return (start + j) % n
         return none
 
+    def argmin_true(self, bits: Sequence[Any], keys: Sequence[Any], none: int = -1) -> Any:
+        best, best_key, found = none, 0, False
+        for i, bit in enumerate(bits):
+            if bit and (not found or keys[i] < best_key):
+                best, best_key, found = i, keys[i], True
+        return best
+
 
 CONCRETE = ConcreteAlgebra()

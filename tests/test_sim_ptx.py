@@ -87,6 +87,20 @@ def test_swas_makes_no_scheduling_error_on_a_real_kernel(launch):
         assert swas.committed == base.committed
 
 
+def test_committed_counts_the_active_lanes_of_each_warps_simt_run(launch):
+    """committed is thread instructions, as the paper's: each issued instruction counts the lanes that
+    ``simt``'s run of its warp alone has active (warp 1 has 8 live lanes; border cells diverge)."""
+    an, work, lines, traces = launch
+    want = 0
+    for w in range(2):
+        run = run_warp(an.kernel, WarpInputs(bind_params(PARAMS, an.kernel), (0, 0, 0), (64, 1, 1), (1, 1, 1)), warp=w)
+        blocks = KernelCFG(an.kernel).blocks
+        want += sum(bin(mask).count("1") * (blocks[b].end - blocks[b].start) for b, mask in run.steps)
+    r = simulate(ptx=HOTSPOT, block=64, param=PARAMS, design="both", dcache="1K:2")
+    assert [x.committed for x in r.runs] == [want, want]
+    assert want < 32 * r.runs[0].warp_instructions
+
+
 def test_the_cache_times_the_loads(launch):
     """Without a cache every request takes the miss latency: more cycles, no L1 figures."""
     an, work, lines, traces = launch
@@ -137,3 +151,21 @@ def test_the_verb_runs_a_ptx_kernel_and_refuses_it_with_kernels(capsys):
     assert [r["l1_loads"] for r in out["runs"]] == [12, 12] and out["config"]["warps"] == 2
     assert main([*argv, "--kernels", "psort,psort"]) == 2
     assert "--ptx" in capsys.readouterr().err
+
+
+TABLE_2 = {  # docs/simulate.md, Table II with the L1: (cycles, committed, discrepancies, errors, NOPs, L1 loads, misses)
+    "reduction": (dict(grid=4, block=256, param={"0": 0, "1": 1048576, "2": 1024}),
+                  [(1867, 51068, 621, 482, 0, 32, 32), (2345, 51068, 12, 0, 605, 32, 32)]),
+    "wmma_gemm": (dict(grid=32, block=32, param={"0": 0, "1": 1048576, "2": 2097152, "3": 4}),
+                  [(1497, 47104, 320, 311, 0, 128, 4), (1508, 47104, 11, 0, 11, 128, 4)]),
+}
+
+
+@pytest.mark.parametrize("kernel", ["wmma_gemm", pytest.param("reduction", marks=pytest.mark.slow)])
+def test_the_default_engine_gives_the_table_ii_figures(kernel):
+    """The compiled engine, as fast as it is made, still gives the documented figures of two short Table II kernels
+    (W = 32, baseline LRR-GTLRR and SWaS GTLRR, 16K:4 L1)."""
+    launch, want = TABLE_2[kernel]
+    r = simulate(ptx=str(ROOT / "examples" / "kernels" / f"{kernel}.ptx"), design="both", **launch)
+    got = [(x.cycles, x.committed, x.discrepancies, x.errors, x.nops, x.l1_loads, x.l1_misses) for x in r.runs]
+    assert [x.warps for x in r.runs] == [32, 32] and got == want

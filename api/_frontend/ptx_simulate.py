@@ -37,5 +37,6 @@ def run_ptx(o: SimulateOptions, configs: Sequence[SMConfig],
         longest = max(len(t) for t in traces)
         progress(f"{name}: {len(traces)} warps, up to {longest} instructions each, {len(configs)} run(s), "
                  f"L1 {cache.label()}")
+    lanes = [w.lanes for w in an.warps]  # committed counts thread instructions: each one's active lanes
     return [simulate_ptx(name, an.kernel, traces, work, lines, c, cache, o.icache, o.max_cycles,  # type: ignore[arg-type]
-                         o.engine) for c in configs]
+                         o.engine, lanes) for c in configs]

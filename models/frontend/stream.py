@@ -67,10 +67,12 @@ def instr_of(values: Mapping[str, Any], prefix: str, miss: bool = False) -> Inst
 class StreamBook:
     """Which stream element each fetch request of a warp stands for."""
 
-    def __init__(self, fe: FrontEnd, fetch_choice: Callable[[Mapping[str, Any]], int] | None = None) -> None:
+    def __init__(self, fe: FrontEnd, fetch_choice: Callable[[Mapping[str, Any]], int] | None = None,
+                 hits: Callable[[Mapping[str, Any], int, bool], bool] | None = None) -> None:
         self.fe = fe
         self.missed = [0] * fe.W  # how many fetches of the pending element have missed
         self._choice = fetch_choice  # another interpretation of fe.fetch_choice (e.g. compiled)
+        self._hits = hits  # another interpretation of fe.hits for a concrete warp: (state, warp, asked)
 
     def fetcher(self, s: Mapping[str, Any], A: Any) -> int | None:
         """The warp fetching on the correct path in concrete state ``s`` (None: no such fetch)."""
@@ -81,4 +83,6 @@ class StreamBook:
 
     def hits(self, s: Mapping[str, Any], fw: int, asked: bool, A: Any) -> bool:
         """Whether the design's fetch hits when the I-cache answers ``asked`` (a refetch may be forced to hit)."""
+        if self._hits is not None:
+            return bool(self._hits(s, fw, asked))
         return bool(self.fe.hits(A, dict(s), {"f.hit": asked}, fw))

@@ -170,21 +170,24 @@ class TraceAlgebra(Algebra):
 
 
 # -- code generation ---------------------------------------------------------------
+_SIMPLE = {"add": "{0} + {1}", "sub": "{0} - {1}", "eq": "{0} == {1}", "lt": "{0} < {1}", "le": "{0} <= {1}",
+           "not_": "not {0}", "ite": "{1} if {0} else {2}", "max": "{0} if {0} >= {1} else {1}",
+           "min": "{0} if {0} <= {1} else {1}", "dec_sat": "{0} - 1 if {0} > 0 else 0"}
+MAX_NESTING = 40  # an expression nested deeper is given a name (Python's parser limits nesting)
+
+
 def _emit_scalar(op: str, a: list[str], extra: Any) -> str:
     """One node as a Python expression over plain values (CONCRETE's semantics)."""
-    simple = {"add": "{0} + {1}", "sub": "{0} - {1}", "eq": "{0} == {1}", "lt": "{0} < {1}", "le": "{0} <= {1}",
-              "not_": "not {0}", "ite": "{1} if {0} else {2}", "max": "{0} if {0} >= {1} else {1}",
-              "min": "{0} if {0} <= {1} else {1}", "dec_sat": "{0} - 1 if {0} > 0 else 0"}
-    if op in simple:
-        return simple[op].format(*a)
+    if op in _SIMPLE:
+        return _SIMPLE[op].format(*a)
     if op == "and_":
         return "(" + " and ".join(a) + ")"
     if op == "or_":
         return "(" + " or ".join(a) + ")"
     if op == "count":
         return "0 + " + " + ".join(a[0])
-    if op == "select":
-        return f"_select(({', '.join(a[0])},), {a[1]})"
+    if op == "select":  # CONCRETE.select inline: the last item for an index out of range
+        return f"({', '.join(a[0])},)[{a[1]}] if 0 <= {a[1]} < {len(a[0])} else {a[0][-1]}"
     if op in ("first_true",):
         return f"_first_true(({', '.join(a[0])},), {extra})"
     if op == "first_from":
@@ -215,8 +218,8 @@ def _arg(x: Any) -> Any:
     return repr(x)
 
 
-def emit(T: TraceAlgebra, outputs: Mapping[str, Any], dialect: str, name: str) -> str:
-    """Python source of ``def name(s, i)`` returning ``outputs`` (a dict, or the value of key '')."""
+def _needed(T: TraceAlgebra, outputs: Mapping[str, Any]) -> list[int]:
+    """The nodes the outputs depend on, in creation order (operands before their users)."""
     need: set[int] = set()
     stack = [x for x in outputs.values() if _is_ref(x)]
     while stack:
@@ -226,15 +229,77 @@ def emit(T: TraceAlgebra, outputs: Mapping[str, Any], dialect: str, name: str) -
         need.add(r.n)
         for a in T.nodes[r.n][1]:
             stack += [y for y in (a if isinstance(a, tuple) else (a,)) if _is_ref(y)]
+    return sorted(need)
+
+
+def _operand_uses(T: TraceAlgebra, need: Sequence[int], outputs: Mapping[str, Any]) -> dict[int, int]:
+    """How many times each node is read in the scalar code (a template may read an operand twice: max)."""
+    uses: dict[int, int] = {}
+    for n in need:
+        op, args, _ = T.nodes[n]
+        for k, a in enumerate(args):
+            times = _SIMPLE[op].count("{%d}" % k) if op in _SIMPLE else 2 if op == "select" and k == 1 else 1
+            items = a if isinstance(a, tuple) else (a,)
+            for y in items + (items[-1:] if op == "select" and k == 0 else ()):  # select reads its last item twice
+                if _is_ref(y):
+                    uses[y.n] = uses.get(y.n, 0) + times
+    for v in outputs.values():
+        if _is_ref(v):
+            uses[v.n] = uses.get(v.n, 0) + 1
+    return uses
+
+
+def _emit_inlined(T: TraceAlgebra, outputs: Mapping[str, Any], name: str) -> str:
+    """Scalar code in which a node read once is written inside its reader instead of being named.
+
+    The values are the same (every operation is pure); what changes is when
+    they are computed: an operand inside ``and``, ``or`` or a conditional
+    expression is computed only when Python's short circuit reaches it.
+    """
+    need = _needed(T, outputs)
+    uses = _operand_uses(T, need, outputs)
+    inline: dict[int, tuple[str, int]] = {}  # node -> (its expression, its nesting)
+
+    def text(x: Any) -> Any:
+        if isinstance(x, tuple):
+            return [text(y) for y in x]
+        if _is_ref(x) and x.n in inline:
+            return f"({inline[x.n][0]})"
+        return repr(x)
+
     body = []
-    emit_op = _emit_scalar if dialect == "scalar" else _emit_numpy
-    for n in sorted(need):
+    for n in need:
+        op, args, extra = T.nodes[n]
+        if op == "var":
+            src, key = extra.split(":", 1)
+            code, depth = f"{src}[{key!r}]", 0
+        else:
+            code = _emit_scalar(op, [text(a) for a in args], extra)
+            depth = 1 + max((inline[y.n][1] for a in args for y in (a if isinstance(a, tuple) else (a,))
+                             if _is_ref(y) and y.n in inline), default=0)
+        if uses.get(n, 0) == 1 and depth < MAX_NESTING:
+            inline[n] = (code, depth)
+        else:
+            body.append(f"    t{n} = {code}")
+    if list(outputs) == [""]:
+        body.append(f"    return {text(outputs[''])}")
+    else:
+        body.append("    return {" + ", ".join(f"{k!r}: {text(v)}" for k, v in outputs.items()) + "}")
+    return f"def {name}(s, i):\n" + "\n".join(body) + "\n"
+
+
+def emit(T: TraceAlgebra, outputs: Mapping[str, Any], dialect: str, name: str) -> str:
+    """Python source of ``def name(s, i)`` returning ``outputs`` (a dict, or the value of key '')."""
+    if dialect == "scalar":
+        return _emit_inlined(T, outputs, name)
+    body = []
+    for n in _needed(T, outputs):
         op, args, extra = T.nodes[n]
         if op == "var":
             src, key = extra.split(":", 1)
             body.append(f"    t{n} = {src}[{key!r}]")
         else:
-            body.append(f"    t{n} = {emit_op(op, [_arg(a) for a in args], extra)}")
+            body.append(f"    t{n} = {_emit_numpy(op, [_arg(a) for a in args], extra)}")
     if list(outputs) == [""]:
         body.append(f"    return {outputs['']!r}")
     else:

@@ -39,9 +39,9 @@ def initial_params(fe: FrontEnd, ibuffers: Sequence[Sequence[Instr]]) -> dict[st
 class Feeder:
     """Turns the next element of the fetching warp's stream into the step's inputs."""
 
-    def __init__(self, fe: FrontEnd, source: Source,
-                 fetch_choice: Callable[[dict[str, Any]], int] | None = None) -> None:
-        self.book, self.source = StreamBook(fe, fetch_choice), source
+    def __init__(self, fe: FrontEnd, source: Source, fetch_choice: Callable[[dict[str, Any]], int] | None = None,
+                 hits: Callable[[dict[str, Any], int, bool], bool] | None = None) -> None:
+        self.book, self.source = StreamBook(fe, fetch_choice, hits), source
         self.pos = [0] * fe.W
 
     def inputs(self, s: dict[str, Any]) -> dict[str, Any]:

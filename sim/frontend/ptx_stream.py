@@ -119,6 +119,20 @@ def _oracle(fe: LoadStoreFrontEnd, T: Any, s: dict, i: dict, eligible: Callable)
 
 
 _COMPILED: dict[str, _Compiled] = {}
+_HITS: dict[str, Callable[[dict, int, bool], bool]] = {}
+
+
+def _compiled_hits(fe: LoadStoreFrontEnd) -> Callable[[dict, int, bool], bool]:
+    """``fe.hits`` for each concrete fetching warp, traced and emitted as Python: (state, warp, asked) -> hit."""
+    per_warp = []
+    for w in range(fe.W):
+        T = TraceAlgebra()
+        s = {v.name: T.var(f"s:{v.name}", v.kind) for v in fe.state_vars()}
+        code = emit(T, {"": fe.hits(T, s, {"f.hit": T.var("i:f.hit", "bool")}, w)}, "scalar", "hits")
+        env: dict[str, Any] = {}
+        exec(compile(code, f"<compiled {fe.name} hits of warp {w}>", "exec"), env)  # noqa: S102 - our own code
+        per_warp.append(env["hits"])
+    return lambda s, w, asked: per_warp[w](s, {"f.hit": asked})
 
 
 def _programs(config: SMConfig, engine: str) -> tuple[Callable, Callable, Callable, Callable]:
@@ -134,6 +148,14 @@ def _programs(config: SMConfig, engine: str) -> tuple[Callable, Callable, Callab
     fe = LoadStoreFrontEnd(config)
     return ((lambda s, i: fe.step(A, s, i)), (lambda s, i: fe.fetch_choice(A, s, fe.scheduled(A, s, i))),
             (lambda s, i: _oracle(fe, A, s, i, osched1_eligible)), (lambda s, i: _oracle(fe, A, s, i, osched2_eligible)))
+
+
+def _hits(fe: LoadStoreFrontEnd) -> Callable[[dict, int, bool], bool]:
+    """The compiled ``hits`` of ``fe``'s configuration, built once."""
+    key = json.dumps(fe.c.to_json(), sort_keys=True)
+    if key not in _HITS:
+        _HITS[key] = _compiled_hits(fe)
+    return _HITS[key]
 
 
 def compiled_step(ts: TransitionSystem) -> Callable[[dict, dict], dict]:
@@ -157,6 +179,7 @@ def streams_of(kernel: Kernel, traces: Sequence[Trace], config: SMConfig) -> lis
 class _Counts:
     cycles: int = 0
     issued: int = 0
+    threads: int = 0  # active lanes of the instructions issued (thread instructions)
     nops: int = 0
     discrepancies: int = 0
     errors: int = 0
@@ -164,14 +187,21 @@ class _Counts:
 
 
 class PtxRun:
-    """One PTX launch on one front end and memory side, a cycle at a time (``issued``: each warp's classes)."""
+    """One PTX launch on one front end and memory side, a cycle at a time (``issued``: each warp's classes).
+
+    ``lanes`` gives, per warp, the active lanes of each instruction of its trace: ``committed`` counts them
+    (thread instructions, as the paper's committed); without it, every issued instruction counts
+    ``threads_per_warp``.
+    """
 
     def __init__(self, name: str, kernel: Kernel, traces: Sequence[Trace], work: Workload, lines: Lines,
                  config: SMConfig, cache: DataCache = DataCache(), icache: tuple[int, int] = (16, 4),
-                 engine: str = "compiled") -> None:
+                 engine: str = "compiled", lanes: Sequence[Sequence[int]] | None = None) -> None:
         if len(traces) != config.warps:
             raise ConfigError(f"the launch has {len(traces)} warps but the SM {config.warps}; give W = {len(traces)}")
         self.name, self.config, self.cache = name, ptx_config(config), cache
+        full = [config.threads_per_warp] * max((len(t) for t in traces), default=0)
+        self.lanes = [list(ls) for ls in lanes] if lanes is not None else [full] * len(traces)
         unit = ReorderUnit(work, cache.channel, cache.order, unit=cache.unit)
         self.mem = _Memory(kernel, traces, work, lines, unit, cache.l1 or L1Spec(), cache.timing())
         if engine == "compiled":
@@ -183,7 +213,8 @@ class PtxRun:
         fe = LoadStoreFrontEnd(self.config)
         source = WorkloadSource(None, fe.W, fe.B, ICache(*icache), paths=self.streams)
         self.holds: dict[str, bool] = {}
-        self.feeder = Feeder(fe, source, fetch_choice=lambda st: choice(st, self.holds))
+        self.feeder = Feeder(fe, source, fetch_choice=lambda st: choice(st, self.holds),
+                             hits=_hits(fe) if engine == "compiled" else None)
         self.s = fe.init(A, initial_params(fe, source.ibuffers()))
         self.dynamic = source.dynamic_count()
         self.now = self.active = 0
@@ -195,7 +226,7 @@ class PtxRun:
         """One clock cycle: holds, the front end's step with its metrics, then the memory side."""
         m, now, n = self.mem, self.now, self.n
         m.open_barriers()
-        self.holds = {k: m.held(w, now) for w, k in enumerate(self.hold_keys)}
+        self.holds = dict(zip(self.hold_keys, m.holds(now)))
         i = {**self.feeder.inputs(self.s), **self.holds}
         o1, o2 = self.osched1(self.s, i), self.osched2(self.s, i)
         self.s = self.step(self.s, i)
@@ -216,6 +247,7 @@ class PtxRun:
         self.n.misaligned += pos >= len(self.classes[w]) or self.s["o.cls"] != self.classes[w][pos]
         self.issued[w].append(self.s["o.cls"])
         self.n.issued += 1
+        self.n.threads += self.lanes[w][pos] if pos < len(self.lanes[w]) else 0
         self.mem.issue(w, self.now)
 
     def finished(self) -> bool:
@@ -246,7 +278,7 @@ class PtxRun:
     def _metrics(self, done: bool, deadlock: bool) -> PtxMetrics:
         c, n = self.config, self.n
         cycles = max(self.mem.end, self.now) if done else self.now
-        committed = n.issued * c.threads_per_warp
+        committed = n.threads
         requests = sum(len(w) for w in self.mem.lines)
         return PtxMetrics(self.name, c.design, policy_label(c), c.warps, cycles, committed, n.issued,
                           committed / cycles if cycles else 0.0, n.discrepancies, n.errors,
@@ -257,6 +289,7 @@ class PtxRun:
 
 def simulate_ptx(name: str, kernel: Kernel, traces: Sequence[Trace], work: Workload, lines: Lines,
                  config: SMConfig, cache: DataCache = DataCache(), icache: tuple[int, int] = (16, 4),
-                 max_cycles: int = 200_000, engine: str = "compiled") -> PtxMetrics:
+                 max_cycles: int = 200_000, engine: str = "compiled",
+                 lanes: Sequence[Sequence[int]] | None = None) -> PtxMetrics:
     """Run the launch's warps (their traces) on ``config`` with the memory side ``cache``; the paper's metrics."""
-    return PtxRun(name, kernel, traces, work, lines, config, cache, icache, engine).run(max_cycles)
+    return PtxRun(name, kernel, traces, work, lines, config, cache, icache, engine, lanes).run(max_cycles)

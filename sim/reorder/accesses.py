@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Mapping
 
 from warpcheck.models.kernels import simt_stack as st
@@ -84,6 +85,7 @@ class WarpStream:
     warp: int
     accesses: tuple[Access, ...]
     trace: tuple[tuple[int, int], ...] = ()  # every instruction the warp issued: (pc, access index or -1)
+    lanes: tuple[int, ...] = ()  # per instruction of ``trace``: its active lanes (the activation mask's)
 
 
 @dataclass
@@ -203,14 +205,21 @@ class _WarpRun:
         self.taint: list[set[str]] = [set() for _ in lanes]
         self.accesses: list[Access] = []
         self.trace: list[tuple[int, int]] = []
+        self.active: list[int] = []  # active lanes of each instruction of the trace
         self.epoch = 0
 
     def tainted(self, lane: int, operands: tuple[str, ...] | list[str]) -> bool:
-        regs = [r for op in operands for r in operand_registers(op)]
-        return any(r in self.taint[lane] for r in regs)
+        taint = self.taint[lane]
+        return bool(taint) and any(r in taint for op in operands for r in _registers(op))
 
     def guard_tainted(self, lane: int, ins: Instruction) -> bool:
         return ins.guard is not None and self.tainted(lane, [ins.guard.lstrip("!")])
+
+
+@lru_cache(maxsize=None)
+def _registers(operand: str) -> tuple[str, ...]:
+    """``operand_registers`` of one operand text (read again for every lane of every instruction run)."""
+    return tuple(operand_registers(operand))
 
 
 def _run(kernel: Kernel, grid: Dim3, block: Dim3, b: Dim3, w: int, params: dict, line_bytes: int,
@@ -224,7 +233,7 @@ def _run(kernel: Kernel, grid: Dim3, block: Dim3, b: Dim3, w: int, params: dict,
     at = None if stop is None else kernel.instructions[stop[0]]
     undecided = None if at is None or stop is None else Undecided(b, w, stop[0], at.line, stop[1],
                                                                   " ".join(at.text.split()), at.column)
-    return WarpStream(b, w, tuple(run.accesses), tuple(run.trace)), undecided
+    return WarpStream(b, w, tuple(run.accesses), tuple(run.trace), tuple(run.active)), undecided
 
 
 def _thread(lane: int, w: int, block: Dim3, inputs: WarpInputs) -> ThreadState:
@@ -262,16 +271,18 @@ def _block(run: _WarpRun, cfg: KernelCFG, stack: st.Stack, blk, line_bytes: int)
     mask = stack[-1].mask
     for pc in range(blk.start, blk.end):
         ins = run.kernel.instructions[pc]
+        glob = _is_global_access(ins)
         active = [i for i in range(len(run.lanes)) if mask >> i & 1]
         if ins.guard is not None and any(run.guard_tainted(i, ins) for i in active):
-            if ins.base in ("bra", "exit", "ret") or _is_global_access(ins):
+            if ins.base in ("bra", "exit", "ret") or glob:
                 return _Stop(pc, "the branch condition" if ins.base == "bra" else "the guard")
         holds = [i for i in active if run.machine.guard(run.lanes[i], ins.guard)]
         if ins.base != "ssy":
-            run.trace.append((pc, len(run.accesses) if _is_global_access(ins) and holds else -1))
+            run.trace.append((pc, len(run.accesses) if glob and holds else -1))
+            run.active.append(len(active))
         if ins.base in ("bra", "exit", "ret", "sync"):
             return _terminate(run.kernel, cfg, stack, blk, ins, pc, sum(1 << i for i in holds))
-        if _is_global_access(ins) and holds:
+        if glob and holds:
             stop = _record(run, ins, pc, holds, line_bytes)
             if stop is not None:
                 return stop
@@ -285,7 +296,7 @@ def _record(run: _WarpRun, ins: Instruction, pc: int, holds: list[int], line_byt
     operands = _footprint_operands(ins)
     if any(run.tainted(i, operands) for i in holds):
         return _Stop(pc, "the address")
-    regions = [r for i in holds for r in _regions(run.machine, run.lanes[i], ins)]
+    regions = _regions(run.machine, [run.lanes[i] for i in holds], ins)
     big = next((n for _, n in regions if n > MAX_COPY_BYTES), None)
     if big is not None:
         raise ConfigError(f"{run.kernel.where(ins)}: {' '.join(ins.text.split())!r} copies {big} bytes; the analyzer lists "
@@ -307,21 +318,28 @@ def _footprint_operands(ins: Instruction) -> list[str]:
     return [next((o for o in ins.srcs if o.startswith("[")), ins.srcs[0])]
 
 
-def _regions(machine: Machine, t: ThreadState, ins: Instruction) -> list[tuple[int, int]]:
-    """The global byte ranges (start, length) lane ``t`` touches."""
+def _regions(machine: Machine, lanes: list[ThreadState], ins: Instruction) -> list[tuple[int, int]]:
+    """The global byte ranges (start, length) each lane of ``lanes`` touches, lane after lane."""
     if _is_copy(ins):
-        global_side = ins.srcs[0] if _kind(ins) == "S" else ins.srcs[1]
-        size = int(machine.value(t, ins.srcs[2], "u32"))
-        if _src_size(ins):
-            size = min(size, int(machine.value(t, ins.srcs[3], "u32")))
-        return [(machine.address(t, global_side), size)]
+        global_side, src_size = ins.srcs[0] if _kind(ins) == "S" else ins.srcs[1], _src_size(ins)
+        out = []
+        for t in lanes:
+            size = int(machine.value(t, ins.srcs[2], "u32"))
+            if src_size:
+                size = min(size, int(machine.value(t, ins.srcs[3], "u32")))
+            out.append((machine.address(t, global_side), size))
+        return out
     if ins.base == "wmma":
         rows, cols, bits = wmma_tile(ins.opcode)
-        base = machine.address(t, next(o for o in ins.srcs if o.startswith("[")))
-        stride = int(machine.value(t, ins.srcs[-1], "u32")) if _has_stride(ins) else cols
-        return [(base + r * stride * bits // 8, (cols * bits + 7) // 8) for r in range(rows)]
-    operand = next((o for o in ins.srcs if o.startswith("[")), ins.srcs[0])
-    return [(machine.address(t, operand), _access_bytes(ins))]
+        operand, stride_given = next(o for o in ins.srcs if o.startswith("[")), _has_stride(ins)
+        out = []
+        for t in lanes:
+            base = machine.address(t, operand)
+            stride = int(machine.value(t, ins.srcs[-1], "u32")) if stride_given else cols
+            out += [(base + r * stride * bits // 8, (cols * bits + 7) // 8) for r in range(rows)]
+        return out
+    operand, size = next((o for o in ins.srcs if o.startswith("[")), ins.srcs[0]), _access_bytes(ins)
+    return [(machine.address(t, operand), size) for t in lanes]
 
 
 def _src_size(ins: Instruction) -> bool:
@@ -346,9 +364,11 @@ def _execute(run: _WarpRun, ins: Instruction, active: list[int], holds: list[int
     """Run ``ins`` on the lanes whose guard holds and update the taints of its destinations."""
     spec = spec_of(ins.opcode)
     loads_data = spec is not None and spec.access in ("load", "atomic") and ins.space != "param"
+    holding = set(holds)
     for i in active:
-        dirty = loads_data or run.tainted(i, ins.srcs) or run.guard_tainted(i, ins)
-        if i in holds or run.guard_tainted(i, ins):
+        guard_tainted = run.guard_tainted(i, ins)
+        dirty = loads_data or run.tainted(i, ins.srcs) or guard_tainted
+        if i in holding or guard_tainted:
             for d in ins.dst:
                 (run.taint[i].add if dirty else run.taint[i].discard)(d)
     for i in holds:

@@ -154,12 +154,20 @@ class _Memory:
         self.pending: dict[tuple[int, int], tuple[str, ...]] = {}  # request before L1 -> registers it loads
         self.ready_at: list[dict[str, float]] = [{} for _ in traces]
         self.pos = [0] * len(traces)  # next instruction of each warp's trace (the head, once fetched)
+        self.barrier = [self._bar(pc) for pc in range(len(kernel.instructions))]  # per pc: a bar.sync
         self.bars = [[sum(1 for q, _ in t[:j] if self._bar(q)) for j in range(len(t) + 1)] for t in traces]
         self.opened = {b: 0 for b in work.blocks}
         self.peers = {b: [w for w in range(len(traces)) if work.blocks[w] == b] for b in self.opened}
         self.sets: dict[int, tuple[int, ...]] = {}
         self.order: list[tuple[int, int]] = []
         self.loads = self.misses = self.end = 0
+        # Per warp, kept up to date by issue and complete: the cycle until which its next instruction's
+        # registers are not back (0: none pending; -1: the warp is done) and the barrier it stands at.
+        self.until: list[float] = [0] * len(traces)
+        self.stands = [0] * len(traces)
+        self.moved = True  # a warp moved or a request completed since the barriers were last looked at
+        for w in range(len(traces)):
+            self._refresh(w)
 
     def _bar(self, pc: int) -> bool:
         return self.kernel.instructions[pc].base in ("bar", "barrier")
@@ -167,24 +175,38 @@ class _Memory:
     def at_barrier(self, w: int) -> int:
         """The number of the barrier warp ``w`` stands at (1, 2, ...), or 0."""
         t, p = self.traces[w], self.pos[w]
-        return self.bars[w][p] + 1 if p < len(t) and self._bar(t[p][0]) else 0
+        return self.bars[w][p] + 1 if p < len(t) and self.barrier[t[p][0]] else 0
+
+    def _refresh(self, w: int) -> None:
+        """Recompute what holds warp ``w`` (after its position or its registers' readiness changed)."""
+        t, p = self.traces[w], self.pos[w]
+        if p >= len(t):
+            self.until[w], self.stands[w], self.moved = -1, 0, True
+            return
+        ready = self.ready_at[w]
+        self.until[w] = max([ready.get(r, 0) for r in self.reads[t[p][0]]], default=0)
+        self.stands[w] = self.at_barrier(w)
+        self.moved = True
 
     def open_barriers(self) -> None:
+        """Open each block's barrier that all its live warps stand at with none of their requests before L1."""
+        if not self.moved:  # nothing it reads changed (issue and complete refresh the warps they touch)
+            return
+        self.moved = False
+        busy = {q for q, _ in self.pending}
         for b, peers in self.peers.items():
-            ks = {self.at_barrier(w) for w in peers if self.pos[w] < len(self.traces[w])}
-            quiet = not any(q in peers for q, _ in self.pending)
-            if len(ks) == 1 and 0 not in ks and quiet:
+            ks = {self.stands[w] for w in peers if self.until[w] >= 0}
+            if len(ks) == 1 and 0 not in ks and busy.isdisjoint(peers):
                 self.opened[b] = max(self.opened[b], ks.pop())
 
     def held(self, w: int, now: int) -> bool:
-        t, p = self.traces[w], self.pos[w]
-        if p >= len(t):
-            return False
-        ready = self.ready_at[w]
-        if any(ready.get(r, 0) > now for r in self.reads[t[p][0]]):
-            return True
-        k = self.at_barrier(w)
-        return k > self.opened[self.work.blocks[w]]
+        """Whether the memory side holds warp ``w`` at cycle ``now`` (a register not back, a closed barrier)."""
+        return self.until[w] > now or self.stands[w] > self.opened[self.work.blocks[w]]
+
+    def holds(self, now: int) -> list[bool]:
+        """``held`` of every warp."""
+        opened, blocks, stands = self.opened, self.work.blocks, self.stands
+        return [u > now or stands[w] > opened[blocks[w]] for w, u in enumerate(self.until)]
 
     def issue(self, w: int, now: int) -> None:
         pc, access = self.traces[w][self.pos[w]]
@@ -199,6 +221,7 @@ class _Memory:
             done = now + self.timing.cost.latency(ins)
             self.ready_at[w].update({d: done for d in ins.dst})
             self.end = max(self.end, done)
+        self._refresh(w)
 
     def cycle(self, now: int) -> bool:
         """Deliver, step the unit, complete what reached L1; whether anything moved."""
@@ -225,6 +248,7 @@ class _Memory:
         base = self.timing.hit if all_hit else self.timing.miss + self.rng.randint(0, self.timing.jitter)
         done = now + base + max(len(addresses) - 1, 0)
         self.ready_at[req[0]].update({d: done for d in self.pending.pop(req)})
+        self._refresh(req[0])
         self.order.append(req)
         self.end = max(self.end, done)
 
@@ -242,11 +266,12 @@ class _Sim:
         self.feeder = Feeder(fe, source, fetch_choice=lambda st: choice(st, self.holds))
         self.s = fe.init(A, initial_params(fe, source.ibuffers()))
         self.done_keys = [f"w{w}.done" for w in range(config.warps)]
+        self.hold_keys = [f"m{w}.hold" for w in range(config.warps)]
 
     def cycle(self) -> None:
         m, now = self.mem, self.now
         m.open_barriers()
-        self.holds = {f"m{w}.hold": m.held(w, now) for w in range(self.config.warps)}
+        self.holds = dict(zip(self.hold_keys, m.holds(now)))
         i = {**self.feeder.inputs(self.s), **self.holds}
         self.s = self.step(self.s, i)
         iw = self.s["o.w"]

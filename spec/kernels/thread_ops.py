@@ -148,9 +148,8 @@ class Machine:
 
     def address(self, t: ThreadState, operand: str) -> int:
         """The byte address of ``[base+offset]``."""
-        inner = operand.strip("[]").replace(" ", "")
         total = 0
-        for sign, term in re.findall(r"([+-]?)([^+-]+)", inner):
+        for sign, term in _address_terms(operand):
             v = self._raw(t, term, "s64")
             total += -int(v) if sign == "-" else int(v)
         return total
@@ -456,6 +455,13 @@ def _is_float(dtype: str | None) -> bool:
     return dtype is not None and dtype[:1] == "f"
 
 
+@lru_cache(maxsize=None)
+def _address_terms(operand: str) -> tuple[tuple[str, str], ...]:
+    """The signed terms of ``[base+offset]`` (the same text is parsed once)."""
+    return tuple(re.findall(r"([+-]?)([^+-]+)", operand.strip("[]").replace(" ", "")))
+
+
+@lru_cache(maxsize=None)
 def _width(dtype: str | None) -> int:
     m = re.fullmatch(r"[sbu](\d+)", dtype or "")
     return int(m.group(1)) if m else 32
