@@ -111,7 +111,8 @@ def prove(design: str | None = None, policy: Policyish = None, warps: int | None
     ``kernel_of_warp``, ``budgets``, ``launches`` and ``config`` (a TOML file or
     an :class:`SMConfig`).  A FAIL's witness is written to ``witness``
     (default for a script: a new temporary folder; the verb's is
-    ``warpcheck-out/NAME.json``).  The lemmas proved are kept in ``lemma_cache`` (default for a script:
+    ``warpcheck-out/NAME.json``); an unbounded PASS's certificate beside it (``certificate``,
+    ``.smt2``; ``no_certificate=True``: none).  The lemmas proved are kept in ``lemma_cache`` (default for a script:
     the user's cache folder, ``$XDG_CACHE_HOME/warpcheck/lemmas`` or ``~/.cache/warpcheck/lemmas``, so a
     script writes nothing into its working folder; ``None``: not kept).  Bad input raises
     :class:`ConfigError` naming the keyword.
