@@ -19,7 +19,8 @@ btor2: one model (state, input, init, next, constraint, bad) for hardware model 
 bad is reachable exactly when prove finds a FAIL.  aiger: the same model bit-blasted, binary AIGER 1.9
 (NAME.aig: one bad state, constraints, latches reset 0/1 or to themselves for free initial values) and
 NAME.aig.map.json (the kit's variable and bit of each input and latch); e.g. berkeley-abc -c "read_aiger
-NAME.aig; fold; pdr".  smt2 (QF_BV): NAME.bmcD.smt2 is sat exactly when
+NAME.aig; fold; pdr"; unless --no-lemmas also NAME.lemmas.aig (the kit's proved lemmas assumed: pdr proves
+SWaS from it) with NAME.lemmas-init/-step.smt2 (unsat: the lemmas are inductive).  smt2 (QF_BV): NAME.bmcD.smt2 is sat exactly when
 the property fails within D cycles; NAME.lemmas-init, NAME.lemmas-step and NAME.stepK.smt2 are all
 unsat when the property is K-inductive with the lemmas the kit proves first; the two induction
 scripts first ask a non-vacuity check-sat that must be sat (their assumptions have a model).
@@ -43,7 +44,7 @@ def register(sub: Any) -> None:
     p.add_argument("--depth", type=int, metavar="D", help="smt2, sby: the BMC depth (default: prove's horizon)")
     p.add_argument("--k", type=int, metavar="K", help=f"smt2: the induction depth (default {E.k})")
     p.add_argument("--no-lemmas", action="store_true", default=None,
-                   help="smt2: no proved lemmas in the induction scripts")
+                   help="smt2: no proved lemmas in the induction scripts; aiger: no NAME.lemmas.aig")
     p.add_argument("--out", metavar="DIR", type=output_folder(E.out), help=f"folder for the files (default {E.out}); all "
                    "are written or none, and files of the same names are replaced")
     p.add_argument("--timeout", type=positive_seconds, default=E.timeout, metavar="S",

@@ -284,3 +284,22 @@ def test_abc_engines_write_no_certificate_and_take_no_recheck(engine, tmp_path):
         ProveOptions(design="swas", warps=2, engine=engine, certificate=str(tmp_path / "c.smt2"))
     with pytest.raises(OptionError, match="recheck.*checked already"):
         ProveOptions(design="swas", warps=2, engine=engine, recheck=True)
+
+
+@needs_abc
+def test_the_exported_lemma_model_gives_abcs_pdr_the_kits_verdict_and_its_lemmas_check(tmp_path):
+    """export --format aiger also writes NAME.lemmas.aig (the kit's lemmas assumed) and the two SMT-LIB2 scripts that
+    show the lemmas inductive: pdr proves SWaS from the file alone, and the scripts answer as they must."""
+    from warpcheck.verify.smt2_run import answers
+    out = warpcheck.export("aiger", design="swas", warps=2, out=str(tmp_path))
+    assert sorted(p.rsplit("/", 1)[1] for p in out.paths) == [
+        "swas-gtlrr-W2-exact.aig", "swas-gtlrr-W2-exact.aig.map.json", "swas-gtlrr-W2-exact.lemmas-init.smt2",
+        "swas-gtlrr-W2-exact.lemmas-step.smt2", "swas-gtlrr-W2-exact.lemmas.aig"]
+    said = subprocess.run([abc.binary(), "-c", f"read_aiger {tmp_path / 'swas-gtlrr-W2-exact.lemmas.aig'}; pdr"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "Property proved" in said
+    init, step = (answers((tmp_path / f"swas-gtlrr-W2-exact.lemmas-{s}.smt2").read_text(), "bitwuzla")
+                  for s in ("init", "step"))
+    assert init == ["unsat"] and step == ["sat", "unsat"]  # step: its hypotheses have a model, then no way out
+    bare = warpcheck.export("aiger", design="swas", warps=2, no_lemmas=True)
+    assert sorted(bare.texts) == ["swas-gtlrr-W2-exact.aig", "swas-gtlrr-W2-exact.aig.map.json"]

@@ -324,7 +324,9 @@ def export(format: str, design: str | None = None, policy: Policyish = None, war
     checkers.  ``format="aiger"``: the same model bit-blasted, binary AIGER
     1.9 (``NAME.aig``: bytes, one bad state, constraints) and its map
     (``NAME.aig.map.json``: the kit's variable and bit of every input and
-    latch), for ABC, rIC3 or AVR.  ``format="smt2"``: SMT-LIB2 scripts, each with one
+    latch), for ABC, rIC3 or AVR; unless ``no_lemmas``, also ``NAME.lemmas.aig`` (the
+    kit's proved lemmas assumed) and the two scripts that show them inductive
+    (``NAME.lemmas-init.smt2``, ``NAME.lemmas-step.smt2``).  ``format="smt2"``: SMT-LIB2 scripts, each with one
     ``check-sat``: ``bmc`` (sat exactly when the property fails within
     ``depth`` cycles; default the prove horizon), and the ``k``-induction
     obligations ``lemmas-init``, ``lemmas-step`` and ``step`` (all unsat: the

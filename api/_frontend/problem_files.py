@@ -55,10 +55,17 @@ def export_texts(o: ExportOptions) -> ExportResult:
         texts = {f"{name}.sv": verilog.to_verilog(ts, ts.agree, width, module)}
         return ExportResult(texts | ({f"{name}.sby": sby.to_sby(name, module, o.horizon)}
                                      if o.format == "sby" else {}))
+    proved = [] if o.no_lemmas else [pred for _, pred in prove_lemmas(ts)[0]]
     if o.format == "aiger":
         model, bits = aiger.export(ts, ts.agree, width, name)
-        return ExportResult({f"{name}.aig": model, f"{name}.aig.map.json": bits})
-    proved = [] if o.no_lemmas else [pred for _, pred in prove_lemmas(ts)[0]]
+        files: dict[str, str | bytes] = {f"{name}.aig": model, f"{name}.aig.map.json": bits}
+        if proved:  # pdr alone does not find SWaS's invariant: the same model with the kit's lemmas assumed
+            strengthened = aiger.folded(aiger.to_model(ts, ts.agree, width, narrow=True, lemmas=proved))
+            files |= {f"{name}.lemmas.aig": aiger.to_aiger(strengthened.aig, f"warpcheck {name}: bad = the property "
+                                                            f"violated, in runs where the {len(proved)} lemmas hold"),
+                      f"{name}.lemmas-init.smt2": smt2.lemmas_init(ts, proved, width, name),
+                      f"{name}.lemmas-step.smt2": smt2.lemmas_step(ts, proved, width, name)}
+        return ExportResult(files)
     return ExportResult({f"{name}.bmc{o.horizon}.smt2": smt2.bmc(ts, ts.agree, o.horizon, width, name),
                          f"{name}.lemmas-init.smt2": smt2.lemmas_init(ts, proved, width, name),
                          f"{name}.lemmas-step.smt2": smt2.lemmas_step(ts, proved, width, name),
