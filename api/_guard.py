@@ -176,6 +176,7 @@ def guarded(timeout: float | None, started: float, memory: float | None = None) 
         yield  # signals are the main thread's: called from elsewhere (tests), guard nothing
         return
     STOPPED.clear()
+    solver_signals.clear_stop()
     old_hook, sys.unraisablehook = sys.unraisablehook, _quiet_after_stop
     r, w = os.pipe()
     os.set_blocking(w, False)

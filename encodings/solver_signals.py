@@ -9,12 +9,26 @@ from typing import Callable
 
 WATCHED = {"python": False}  # python: a watchdog interrupts checks (z3_algebra.interrupt_solvers)
 INTERRUPTS: list[Callable[[], None]] = []  # what stops a running check of another solver (bitwuzla's BMC)
+# A signal that came while no check was registered (between two checks, or inside a solver's callback, where
+# the exception it raised was lost): the checks that start afterwards stop at once. Cleared by a new run guard.
+STOP_REQUESTED: list[bool] = []
 
 
 def interrupt_all() -> None:
-    """Stop every check registered in INTERRUPTS (called by the run guard's watchdog, another thread)."""
+    """Stop every check registered in INTERRUPTS, and every check started later (the run guard's watchdog)."""
+    STOP_REQUESTED.append(True)
     for stop in list(INTERRUPTS):
         stop()
+
+
+def stop_requested() -> bool:
+    """Whether a signal asked the run to stop since the run guard started."""
+    return bool(STOP_REQUESTED)
+
+
+def clear_stop() -> None:
+    """Forget earlier stops (a new run guard begins)."""
+    STOP_REQUESTED.clear()
 
 
 def leave_ctrl_c_to_python() -> None:

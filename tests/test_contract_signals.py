@@ -340,3 +340,21 @@ def test_ctrl_c_in_a_script_leaves_no_ilp_thread_or_worker(monkeypatch):
         time.sleep(0.1)
     assert set(os.listdir("/proc/self/task")) <= tasks, "a thread outlived the call"
     assert not [c for c in _children(os.getpid()) if c not in children and _alive(c)], "a worker outlived the call"
+
+
+def test_a_signal_between_two_bitwuzla_checks_stops_the_next_check():
+    """Ctrl-C that lands while bitwuzla parses (its exception lost in the terminator callback) or between checks,
+    when no check is registered to be stopped: the next check stops at once, it does not run to the horizon."""
+    pytest.importorskip("bitwuzla")
+    from warpcheck.encodings import solver_signals
+    from warpcheck.models.frontend.config import SMConfig
+    from warpcheck.models.frontend.design import FrontEnd
+    from warpcheck.verify.bmc_bitwuzla import bmc_bitwuzla
+    from warpcheck.verify.frontend.properties import get_property
+    ts = get_property("exact").checked(FrontEnd(SMConfig(warps=2, design="swas")))
+    solver_signals.interrupt_all()  # the watchdog saw the signal; no check was running
+    try:
+        r = bmc_bitwuzla(ts, ts.agree, 19)
+    finally:
+        solver_signals.clear_stop()
+    assert (r.status.value, r.depth) == ("TIMEOUT", 0) and r.message.startswith("stopped at depth 0")

@@ -15,7 +15,7 @@ import time
 from typing import Any, Callable
 
 from warpcheck.encodings.smt2 import Script
-from warpcheck.encodings.solver_signals import INTERRUPTS
+from warpcheck.encodings.solver_signals import INTERRUPTS, stop_requested
 from warpcheck.encodings.unroll import Trace, _width
 from warpcheck.models.ts import TransitionSystem, Var
 from warpcheck.verify.result import Result, Status
@@ -49,7 +49,11 @@ class _Session:
         self.parser.configure_terminator(self._done)
 
     def _done(self) -> bool:
-        return bool(self.flags) or (self.end is not None and time.monotonic() >= self.end)
+        return self.stopped() or (self.end is not None and time.monotonic() >= self.end)
+
+    def stopped(self) -> bool:
+        """Stopped by the run guard: during this check, or by a signal that came between checks."""
+        return bool(self.flags) or stop_requested()
 
     def feed(self, *extra: str) -> None:
         lines = self.script.lines[self.fed:] + list(extra)
@@ -103,7 +107,7 @@ def _search(run: _Session, ts: TransitionSystem, prop: Prop, depth: int, t0: flo
             return Result(Status.FAIL, "bmc:bitwuzla", k, seconds=time.monotonic() - t0, trace=_trace(run, ts, k),
                           message=f"shortest violation: none at a smaller depth than {k} (bitwuzla)")
         if said != "unsat":  # a signal (the alarm, Ctrl-C: the run guard raises it again) or the deadline
-            stopped = bool(run.flags) or (timeout is not None and time.monotonic() >= t0 + timeout)
+            stopped = run.stopped() or (timeout is not None and time.monotonic() >= t0 + timeout)
             return Result(Status.TIMEOUT if stopped else Status.UNKNOWN, "bmc:bitwuzla", k,
                           seconds=time.monotonic() - t0,
                           message=("stopped" if stopped else "bitwuzla gave up") + f" at depth {k}"
