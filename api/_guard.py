@@ -183,7 +183,8 @@ def guarded(timeout: float | None, started: float, memory: float | None = None) 
     old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM)
            if signal.getsignal(s) is not signal.SIG_IGN}  # SIGINT ignored (nohup, `cmd &`) stays ignored
-    threading.Thread(target=_watch, args=(r,), daemon=True, name="warpcheck-watchdog").start()
+    watchdog = threading.Thread(target=_watch, args=(r,), daemon=True, name="warpcheck-watchdog")
+    watchdog.start()
     GUARDING.append(object())
     solver_signals.leave_ctrl_c_to_python()  # also for a solver the verb imports after this point
     if timeout is not None and budget_end(timeout) < MAX_ALARM:  # a longer budget is no bound: no alarm
@@ -204,6 +205,8 @@ def guarded(timeout: float | None, started: float, memory: float | None = None) 
             signal.signal(s, handler)
         signal.set_wakeup_fd(old_fd)
         os.close(w)  # the watchdog reads end-of-file, closes its end and stops
+        watchdog.join(1.0)
+        solver_signals.clear_stop()  # after the watchdog: a stop of this run never reaches a later, unguarded one
         if not STOPPED:  # after a stop, half-built objects are collected later, until exit: stay quiet
             sys.unraisablehook = old_hook
 
