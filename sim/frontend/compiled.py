@@ -281,6 +281,11 @@ def _emit_inlined(T: TraceAlgebra, outputs: Mapping[str, Any], name: str) -> str
             inline[n] = (code, depth)
         else:
             body.append(f"    t{n} = {code}")
+    return _function(name, body, outputs, text)
+
+
+def _function(name: str, body: list[str], outputs: Mapping[str, Any], text: Callable[[Any], str]) -> str:
+    """``def name(s, i)`` with ``body``, returning ``outputs`` (a dict, or the value of key '') as ``text`` writes them."""
     if list(outputs) == [""]:
         body.append(f"    return {text(outputs[''])}")
     else:
@@ -300,11 +305,7 @@ def emit(T: TraceAlgebra, outputs: Mapping[str, Any], dialect: str, name: str) -
             body.append(f"    t{n} = {src}[{key!r}]")
         else:
             body.append(f"    t{n} = {_emit_numpy(op, [_arg(a) for a in args], extra)}")
-    if list(outputs) == [""]:
-        body.append(f"    return {outputs['']!r}")
-    else:
-        body.append("    return {" + ", ".join(f"{k!r}: {v!r}" for k, v in outputs.items()) + "}")
-    return f"def {name}(s, i):\n" + "\n".join(body) + "\n"
+    return _function(name, body, outputs, repr)
 
 
 class CompiledFrontEnd:
