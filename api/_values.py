@@ -146,6 +146,12 @@ def callback(option: str, value: Any) -> Any:
     return value
 
 
+def certificate_or_none(record: Any) -> None:
+    """Refuse a record that names its certificate's file and also asks for no certificate."""
+    if record.certificate is not None and record.no_certificate:
+        raise OptionError("certificate", record.certificate, "given with no_certificate; give one of them")
+
+
 def distinct_paths(record: Any, inputs: Iterable[str] = (), outputs: Iterable[str] = (),
                    folders: Iterable[str] = ()) -> None:
     """Refuse an output field whose path is an input field's, or another output's, or holds no regular file.

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from warpcheck._policy import UserPolicy, policy_name
-from warpcheck._values import (DEFAULT_MEMORY_GIB, distinct_paths, flag, gib, integer, number, one_of, optional_integer,
-                               path, seconds, settle, text, whole)
+from warpcheck._values import (DEFAULT_MEMORY_GIB, certificate_or_none, distinct_paths, flag, gib, integer, number,
+                               one_of, optional_integer, path, seconds, settle, text, whole)
 from warpcheck.models.errors import OptionError
 from warpcheck.models.limits import (MAX_BLOCKS, MAX_LATENCY, MAX_REPLAY_CYCLES, MAX_STAGE, MAX_THREADS_PER_BLOCK,
                                      MAX_WARPS)
@@ -212,8 +212,7 @@ class ProveOptions(SMOptions):
     def _check_certificate(self) -> None:
         if self.certificate is None:
             return
-        if self.no_certificate:
-            raise OptionError("certificate", self.certificate, "given with no_certificate; give one of them")
+        certificate_or_none(self)
         if self.all_warps and self.prop != "exact":
             raise OptionError("certificate", self.certificate, f"the proof for every W of {self.prop!r} (W = 1..4, "
                                                                "compositional) writes no certificate; prove 'exact'")

@@ -217,8 +217,7 @@ class QawsSwitchesOptions:
                  certificate=v.path("certificate", self.certificate),
                  no_certificate=v.flag("no_certificate", self.no_certificate))
         v.distinct_paths(self, outputs=("certificate",))
-        if self.certificate is not None and self.no_certificate:
-            raise OptionError("certificate", self.certificate, "given with no_certificate; give one of them")
+        v.certificate_or_none(self)
         if self.budget["K1"] >= self.budget["K2"]:
             raise OptionError("budget", given, f"K2's budget ({self.budget['K2']}) is not larger than K1's "
                                                f"({self.budget['K1']}); the bound is about K2 having the larger one")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from warpcheck._values import (DEFAULT_MEMORY_GIB, assignments, distinct_paths, flag, gib, integer, one_of,
+from warpcheck._values import (DEFAULT_MEMORY_GIB, assignments, certificate_or_none, distinct_paths, flag, gib, integer, one_of,
                                optional_integer, path, seconds, settle, text, whole)
 from warpcheck.models.errors import ConfigError, OptionError
 from warpcheck.models.reorder.l1 import STORE_POLICIES, parse_cache
@@ -189,8 +189,7 @@ class ReorderProveOptions(LaunchOptions):
                samples=integer("samples", self.samples, 1, 100_000), witness=path("witness", self.witness),
                certificate=path("certificate", self.certificate), no_certificate=flag("no_certificate", self.no_certificate))
         distinct_paths(self, inputs=("kernel",), outputs=("witness", "certificate"))
-        if self.certificate is not None and self.no_certificate:
-            raise OptionError("certificate", self.certificate, "given with no_certificate; give one of them")
+        certificate_or_none(self)
         if streams is None:
             self._kernel_mode()
         else:
