@@ -303,3 +303,17 @@ def test_the_exported_lemma_model_gives_abcs_pdr_the_kits_verdict_and_its_lemmas
     assert init == ["unsat"] and step == ["sat", "unsat"]  # step: its hypotheses have a model, then no way out
     bare = warpcheck.export("aiger", design="swas", warps=2, no_lemmas=True)
     assert sorted(bare.texts) == ["swas-gtlrr-W2-exact.aig", "swas-gtlrr-W2-exact.aig.map.json"]
+
+
+def test_the_exported_lemma_scripts_refuse_a_lemma_that_does_not_hold():
+    """What a pdr PASS on NAME.lemmas.aig rests on: a lemma the kit did not prove (here: every ibuffer empty, false in
+    the warm start) makes the initiation script sat, so the pair of files is refused, never a proof."""
+    pytest.importorskip("bitwuzla")
+    from warpcheck.encodings import smt2
+    from warpcheck.encodings.unroll import _width
+    from warpcheck.verify.smt2_run import answers
+    ts = get_property("exact").checked(FrontEnd(SMConfig(warps=2, design="swas")))
+    counts = [v.name for v in ts.state_vars() if v.name.endswith(".n") and v.name.startswith("w")]  # ibuffer fill
+    assert counts, "the model has no ibuffer count to state a false lemma on"
+    wrong = [lambda A, s: A.and_(*[A.eq(s[n], 0) for n in counts])]
+    assert answers(smt2.lemmas_init(ts, wrong, _width(ts), "wrong"), "bitwuzla") == ["sat"]
